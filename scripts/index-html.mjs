@@ -1,7 +1,9 @@
 // Keeps the generated parts of index.html current: the import map (with its CSP hash),
-// modulepreload links for the first view's static import graph and the list of the app's other
-// modules (main.js preloads them after painting the first view), so the browser
-// fetches them in parallel instead of discovering them level by level.
+// modulepreload links for the first view's static import graph, the list of the app's other
+// modules (main.js preloads them after painting the first view) and the list of what the app
+// loads with import() once a workspace opens (main.js preloads it after the home screen is
+// ready, or at once on a workspace's route), so the browser fetches them in parallel instead
+// of discovering them level by level.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -43,6 +45,12 @@ export async function staticGraph(imports, entry = 'web/app/main.js') {
   return [...seen].sort();
 }
 
+/**
+ * What app.js loads with import() when first needed, not on the home screen's path to app-ready:
+ * the workspace's machinery (web/app/workspace-machinery.js) and the settings dialog (settings-flow.js).
+ */
+export const LAZY_ENTRIES = ['web/app/workspace-machinery.js', 'web/ui/settings-dialog.js'];
+
 /** @param {Record<string, string>} imports */
 export async function renderIndexHtml(imports) {
   const html = await readFile(indexPath, 'utf8');
@@ -53,6 +61,10 @@ export async function renderIndexHtml(imports) {
   // preloads them once the first view is painted (asked for together, they slowed it twofold).
   const first = await staticGraph(imports);
   const rest = (await staticGraph(imports, 'web/app/app.js')).filter((f) => !first.includes(f));
+  /** @type {Set<string>} */
+  const lazy = new Set();
+  for (const entry of LAZY_ENTRIES) for (const f of await staticGraph(imports, entry)) lazy.add(f);
+  const later = [...lazy].filter((f) => !first.includes(f) && !rest.includes(f)).sort();
   // Opened on a workspace's chat, route-preload.js preloads these and paints it (web/app/workspace-first-view.js).
   const workspace = (await staticGraph(imports, 'web/app/workspace-first-view.js')).filter((f) => !first.includes(f));
   const preloads = first.map((f) => `  <link rel="modulepreload" href="./${f}">`).join('\n');
@@ -63,7 +75,9 @@ export async function renderIndexHtml(imports) {
       null,
       2,
     )}</script>`;
-  const appModules = `${block('workspace-view-modules', workspace)}\n  ${block('app-modules', rest)}`;
+  const appModules = [block('workspace-view-modules', workspace), block('app-modules', rest), block('workspace-modules', later)].join(
+    '\n  ',
+  );
   let next = html.replace(/<script type="importmap">[\s\S]*?<\/script>/, mapBlock);
   next = next.replace(/'sha256-[A-Za-z0-9+/=]+'/, `'sha256-${hash}'`);
   next = next.replace(

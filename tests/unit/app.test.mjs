@@ -189,15 +189,34 @@ test("index.html is current: import map, its CSP hash, modulepreload of the firs
   assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/app\/first-view\.js">/);
   assert.doesNotMatch(onDisk, /<link rel="modulepreload" href="\.\/web\/(app\/app|agent\/conversation\/conversation)\.js">/);
   const listed = JSON.parse(/<script type="application\/json" id="app-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]');
-  assert.ok(listed.includes('./web/app/app.js') && listed.includes('./web/agent/conversation/conversation.js'));
+  // What the app loads with import() once a workspace opens (main.js preloads it after the home screen is ready).
+  const later = JSON.parse(/<script type="application\/json" id="workspace-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]');
+  assert.ok(listed.includes('./web/app/app.js') && later.includes('./web/agent/conversation/conversation.js'));
   assert.ok(!listed.includes('./web/app/first-view.js'), 'listed once');
+  assert.ok(!later.some((/** @type {string} */ f) => listed.includes(f) || f === './web/app/first-view.js'), 'listed once');
+  // The home screen's path to app-ready loads none of a workspace's machinery: its services and
+  // every tool family, its chat, its views, job delivery, the settings dialog.
+  for (const f of [
+    './web/app/workspace-services.js',
+    './web/tools/index.js',
+    './web/app/chat-assembly.js',
+    './web/ui/chat-view.js',
+    './web/ui/workspace-view.js',
+    './web/app/job-delivery.js',
+    './web/stores/scheduler.js',
+    './web/ui/settings-dialog.js',
+  ]) {
+    assert.ok(!listed.includes(f), `${f} is not on the home screen's path`);
+    assert.ok(later.includes(f), `${f} is preloaded for a workspace`);
+  }
   // The run loop and the providers load with the first turn, not at start-up.
-  assert.ok(!listed.includes('./web/agent/runtime/agent.js') && !listed.includes('./web/providers/index.js'));
-  // The memory store and its index load with the workspace's services, not at start-up: the
-  // memory tools (loaded at start with every tool family) take only its categories.
-  assert.ok(listed.includes('./web/tools/memory.js'), 'control: the memory tools are on the list');
+  for (const list of [listed, later])
+    assert.ok(!list.includes('./web/agent/runtime/agent.js') && !list.includes('./web/providers/index.js'));
+  // The memory store and its index load with the workspace's services, not with the workspace:
+  // the memory tools (loaded with every tool family) take only its categories.
+  assert.ok(later.includes('./web/tools/memory.js'), 'control: the memory tools are on the list');
   for (const f of ['./web/memory/store.js', './web/memory/search.js', './web/memory/recall.js', './web/memory/summaries.js'])
-    assert.ok(!listed.includes(f), `${f} is not loaded at start-up`);
+    assert.ok(!listed.includes(f) && !later.includes(f), `${f} is not loaded at start-up`);
   // A panel's entry file loads when the panel first opens: the app registers it from panel-nav.js.
   assert.ok(listed.includes('./web/app/panels.js') && listed.includes('./web/app/panel-nav.js'), 'control: the registry is');
   assert.ok(!listed.some((/** @type {string} */ f) => f.startsWith('./web/app/panels/')), 'no panel entry file is loaded at start-up');

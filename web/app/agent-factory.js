@@ -12,7 +12,7 @@ import { Codex } from '../agent/runtime/codex.js';
 import { PythonSandboxes } from './python-sandboxes.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
-import { toolSettings } from '../tools/index.js';
+import { toolSettings } from '../tools/tool-settings.js';
 import { approvalDialog } from '../ui/approval-dialog.js';
 import { recallForTurn } from '../memory/recall.js';
 import { skillsPrompt } from '../tools/skills.js';

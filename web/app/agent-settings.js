@@ -2,7 +2,7 @@
 /** @import { SecretBox } from '../storage/secrets.js' */
 import { z } from 'zod';
 import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/runtime/autonomy.js';
-import { ToolSettingsSchema } from '../tools/index.js';
+import { ToolSettingsSchema } from '../tools/tool-settings.js';
 import { SelfRepairSchema, DEFAULT_SELF_REPAIR } from '../agent/runtime/self-repair.js';
 import { RelaySchema } from '../net/relay.js';
 

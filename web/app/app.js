@@ -9,6 +9,10 @@
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { ViewActions } from './palette.js' */
 /** @import { DurableConfig } from '../storage/durable-config.js' */
+/** @import { WorkspaceServices } from './workspace-services.js' */
+/** @import { SettingsFlow } from './settings-flow.js' */
+/** @import { JobDelivery } from './job-delivery.js' */
+/** @typedef {typeof import('./workspace-machinery.js')} Machinery */
 import { OpfsFileSystem } from '../storage/opfs-fs.js';
 import { SecretBox } from '../storage/secrets.js';
 import { Router } from './router.js';
@@ -19,7 +23,6 @@ import { AgentSettingsStore } from './agent-settings.js';
 import { HookPipeline } from '../agent/runtime/hooks.js';
 import { TabCoordinator } from '../agent/coordination/tabs.js';
 import { RestoreGate, gatedCoordination } from '../agent/coordination/restore-gate.js';
-import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/coordination/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { IsolationSetting } from './isolation.js';
@@ -27,18 +30,10 @@ import { RAIL_COLLAPSED_KEY, listHiddenKey, tagFilterKey, tagFilterOf } from './
 import { MountStore } from '../storage/mounts.js';
 import { h, clear, pickFile } from '../ui/dom.js';
 import { HomeView, BACKUP_FILE_TYPES } from '../ui/home-view.js';
-import { WorkspaceView } from '../ui/workspace-view.js';
-import { SplitView } from '../ui/split-view.js';
-import { ChatView } from '../ui/chat-view.js';
 import { shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, builtinPanels } from './panels.js';
 import { PANEL_NAV } from './panel-nav.js';
-import { WorkspaceServices } from './workspace-services.js';
-import { JobDelivery } from './job-delivery.js';
-import { SettingsFlow } from './settings-flow.js';
-import { createChatController } from './chat-assembly.js';
-import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList, hasCommandKey, paletteKeys } from './shortcuts.js';
 import {
   noticeInsecureContext,
@@ -49,7 +44,6 @@ import {
   noticeUnsaved,
 } from './page-notices.js';
 import { DamageReport } from './damage-report.js';
-import { checkWorkspace } from './workspace-check.js';
 import { recoverRestore, restoreMarker, takeRestoreDone } from './restore-recovery.js';
 import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
@@ -88,10 +82,12 @@ export class ClawserApp {
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
   mounts = new MountStore();
-  /** The per-workspace services (made at start). @type {WorkspaceServices | undefined} */
+  /** The per-workspace services (made with the workspace machinery, see #machinery). @type {WorkspaceServices | undefined} */
   services;
-  /** The provider card and the settings dialog (made at start). @type {SettingsFlow | undefined} */
+  /** The provider card and the settings dialog (made with the workspace machinery). @type {SettingsFlow | undefined} */
   #settingsFlow;
+  /** The page's secrets (made at start). @type {SecretBox | undefined} */
+  #secrets;
 
   /** The home screen painted before the app loaded, until the first render adopts it. @type {FirstView | null} */
   #firstView = null;
@@ -150,6 +146,8 @@ export class ClawserApp {
       return;
     }
     this.fs = fs;
+    // Opened on a workspace (or a panel): its machinery loads (main.js preloaded it) while the settings are read.
+    if (this.router.current.name !== 'home') this.#machineryModule().catch(() => {});
     const storageAnswered = noticeStorageStall(this.banners);
     // Damaged files found anywhere (a conversation's details, the goals, …): one notice, wherever the person is.
     this.damage = new DamageReport({ fs, banners: this.banners, onError: (err) => this.#showError(err) });
@@ -161,6 +159,7 @@ export class ClawserApp {
     this.coordination = gatedCoordination(this.tabs, this.restoreGate);
     this.restoreGate.subscribe((notice) => this.#onRestoreElsewhere(notice));
     const secrets = new SecretBox();
+    this.#secrets = secrets;
     const tabs = this.tabs;
     const gate = this.restoreGate;
     // A restore running in another tab finishes before this one reads anything. The settings
@@ -184,32 +183,6 @@ export class ClawserApp {
     this.isolation = new IsolationSetting({ config });
     this.agentSettings = new AgentSettingsStore({ config, secrets });
     const agentSettings = this.agentSettings;
-    this.services = new WorkspaceServices({
-      fs,
-      config,
-      coordination: this.coordination,
-      tabs: this.tabs,
-      restoreGate: this.restoreGate,
-      agentSettings,
-      semantic: this.semantic,
-      mounts: this.mounts,
-      screenshotTarget: () => this.root,
-      runJob: (workspaceId, job, run) => this.#jobs().run(workspaceId, job, run),
-      summaryModel: (workspaceId) => this.#agentFactory().then((f) => f.summaryModel(workspaceId)),
-      secrets,
-      toolContext: async (workspaceId) => (await this.#agentFactory()).toolContext(workspaceId, undefined),
-      chat: (workspaceId) => this.#controller(workspaceId),
-      // MCP calls from outside run as a turn's calls do: the factory's gated runner of the workspace.
-      mcpRunner: async (workspaceId, o) => (await (await this.#agentFactory()).parts(workspaceId, 'mcp-serve', o)).tools,
-      workspaceName: (id) => this.workspaces?.list().find((w) => w.id === id)?.name ?? id,
-      whenIdle: (fn) => this.#whenIdle(fn),
-      quiet: () => this.#quiet,
-      guard: (p) => this.#guard(p),
-      damage: (workspaceId, place) =>
-        place.global
-          ? (notice) => this.damage?.sink({ where: 'Every workspace', fs: place.fs, prefix: place.prefix })(notice)
-          : this.damageSink(workspaceId, place.fs, place.prefix),
-    });
     // Turn assembly (the agent, its tools, the sandbox) is loaded on first use: the first view
     // shows without it, which keeps the start-up path short.
     /** @type {Promise<import('./agent-factory.js').AgentFactory> | null} */
@@ -238,21 +211,6 @@ export class ClawserApp {
         this.#controllers.delete(id);
         this.services?.forget(id);
       },
-    });
-    this.#settingsFlow = new SettingsFlow({
-      settings: this.settings,
-      agentSettings,
-      workspaces: this.workspaces,
-      tabs: this.tabs,
-      goSettings: (workspaceId) => this.#goSettings(workspaceId),
-      showWorkspace: (workspaceId) => this.#renderWorkspace(workspaceId),
-      guard: (p) => this.#guard(p),
-      remote: () => /** @type {WorkspaceServices} */ (this.services).remote(),
-      isolation: this.isolation,
-      onIsolationChanged: (on) =>
-        this.banners.show('isolation', `Cross-origin isolation turns ${on ? 'on' : 'off'} when Clawser is next loaded.`, {
-          action: { label: 'Reload', run: () => location.reload() },
-        }),
     });
     // Clone, backup and restore are loaded when first used (not on the start-up path).
     /** @type {Promise<import('./data-actions.js').DataActions> | null} */
@@ -431,6 +389,96 @@ export class ClawserApp {
     return this.agents().then((f) => (this.#loadedFactory = f));
   }
 
+  /** The workspace machinery's module, once loaded (see #machinery). @type {Machinery | null} */
+  #loadedMachinery = null;
+  /** @type {Promise<Machinery> | null} */
+  #machineryImport = null;
+
+  /** The workspace machinery's module (its services are not made yet); a module that failed to load is asked for again. */
+  #machineryModule() {
+    const loading = (this.#machineryImport ??= import('./workspace-machinery.js'));
+    loading.catch(() => {
+      if (this.#machineryImport === loading) this.#machineryImport = null;
+    });
+    return loading;
+  }
+
+  /**
+   * What a workspace needs (its services and tools, its chat, its views, the daemon, job delivery,
+   * the settings flow: web/app/workspace-machinery.js), loaded when first needed (a workspace
+   * opens, the schedulers start): the home screen reaches app-ready without it. Makes the
+   * services and the settings flow once it is in; a module that failed to load is asked for again.
+   * @returns {Promise<Machinery>}
+   */
+  #machinery() {
+    if (this.#loadedMachinery) return Promise.resolve(this.#loadedMachinery);
+    return this.#machineryModule().then((m) => {
+      if (!this.#loadedMachinery) this.#makeMachinery(m);
+      return /** @type {Machinery} */ (this.#loadedMachinery);
+    });
+  }
+
+  /** The workspace services, which the caller knows are made (a workspace is open, a job runs). */
+  #loadedServices() {
+    if (!this.services) throw new Error('Clawser has not loaded the workspace yet.');
+    return this.services;
+  }
+
+  /** The workspace machinery, which the caller knows is loaded (a workspace is open, a job runs). */
+  #m() {
+    if (!this.#loadedMachinery) throw new Error('Clawser has not loaded the workspace yet.');
+    return this.#loadedMachinery;
+  }
+
+  /** Makes the services and the settings flow from the loaded machinery. @param {Machinery} m */
+  #makeMachinery(m) {
+    const fs = /** @type {FileSystem} */ (this.fs);
+    const config = /** @type {DurableConfig} */ (this.config);
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    this.services = new m.WorkspaceServices({
+      fs,
+      config,
+      coordination: /** @type {import('../agent/types.d.ts').Coordination} */ (this.coordination),
+      tabs: /** @type {TabCoordinator} */ (this.tabs),
+      restoreGate: /** @type {RestoreGate} */ (this.restoreGate),
+      agentSettings,
+      semantic: /** @type {SemanticSearch} */ (this.semantic),
+      mounts: this.mounts,
+      screenshotTarget: () => this.root,
+      runJob: (workspaceId, job, run) => this.#jobs().run(workspaceId, job, run),
+      summaryModel: (workspaceId) => this.#agentFactory().then((f) => f.summaryModel(workspaceId)),
+      secrets: /** @type {SecretBox} */ (this.#secrets),
+      toolContext: async (workspaceId) => (await this.#agentFactory()).toolContext(workspaceId, undefined),
+      chat: (workspaceId) => this.#controller(workspaceId),
+      // MCP calls from outside run as a turn's calls do: the factory's gated runner of the workspace.
+      mcpRunner: async (workspaceId, o) => (await (await this.#agentFactory()).parts(workspaceId, 'mcp-serve', o)).tools,
+      workspaceName: (id) => this.workspaces?.list().find((w) => w.id === id)?.name ?? id,
+      whenIdle: (fn) => this.#whenIdle(fn),
+      quiet: () => this.#quiet,
+      guard: (p) => this.#guard(p),
+      damage: (workspaceId, place) =>
+        place.global
+          ? (notice) => this.damage?.sink({ where: 'Every workspace', fs: place.fs, prefix: place.prefix })(notice)
+          : this.damageSink(workspaceId, place.fs, place.prefix),
+    });
+    this.#settingsFlow = new m.SettingsFlow({
+      settings: /** @type {SettingsStore} */ (this.settings),
+      agentSettings,
+      workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
+      tabs: /** @type {TabCoordinator} */ (this.tabs),
+      goSettings: (workspaceId) => this.#goSettings(workspaceId),
+      showWorkspace: (workspaceId) => this.#renderWorkspace(workspaceId),
+      guard: (p) => this.#guard(p),
+      remote: () => this.#loadedServices().remote(),
+      isolation: this.isolation,
+      onIsolationChanged: (on) =>
+        this.banners.show('isolation', `Cross-origin isolation turns ${on ? 'on' : 'off'} when Clawser is next loaded.`, {
+          action: { label: 'Reload', run: () => location.reload() },
+        }),
+    });
+    this.#loadedMachinery = m;
+  }
+
   /**
    * When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline
    * use), and loads the artifact frame once (cached the same way).
@@ -581,7 +629,7 @@ export class ClawserApp {
 
   /** The services of a workspace, made once. @param {string} workspaceId @returns {import('./workspace-services.js').Services} */
   #servicesOf(workspaceId) {
-    return /** @type {WorkspaceServices} */ (this.services).of(workspaceId);
+    return this.#loadedServices().of(workspaceId);
   }
 
   /**
@@ -590,13 +638,14 @@ export class ClawserApp {
    * @returns {FileSystem}
    */
   workspaceFs(workspaceId) {
-    return /** @type {WorkspaceServices} */ (this.services).workspaceFs(workspaceId);
+    return this.#loadedServices().workspaceFs(workspaceId);
   }
 
   /** Running and delivering scheduled jobs, made on first use. @type {JobDelivery | null} */
   #jobDelivery = null;
   /** @returns {JobDelivery} */
   #jobs() {
+    const { JobDelivery } = this.#m();
     return (this.#jobDelivery ??= new JobDelivery({
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       workspaceName: (id) => /** @type {WorkspaceStore} */ (this.workspaces).list().find((w) => w.id === id)?.name ?? id,
@@ -619,13 +668,13 @@ export class ClawserApp {
   #controller(workspaceId) {
     let c = this.#controllers.get(workspaceId);
     if (!c) {
-      c = createChatController({
+      c = this.#m().createChatController({
         workspaceId,
         fs: /** @type {FileSystem} */ (this.fs),
         coordination: /** @type {import('../agent/types.d.ts').Coordination} */ (this.coordination),
         settings: /** @type {SettingsStore} */ (this.settings),
         agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
-        services: /** @type {WorkspaceServices} */ (this.services),
+        services: this.#loadedServices(),
         agents: () => this.#agentFactory(),
         loadedAgents: () => this.#loadedFactory,
         delegations: this.#delegationBoard(workspaceId),
@@ -652,7 +701,8 @@ export class ClawserApp {
    * @param {WorkspaceFirstView | null} [painted] the same chat painted before the app loaded: this view takes its place
    */
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat', painted = null) {
-    await /** @type {WorkspaceServices} */ (this.services).loadMount(workspaceId);
+    const { ChatView, LayoutPreference, artifactSlot, SplitView, WorkspaceView } = await this.#machinery();
+    await this.#loadedServices().loadMount(workspaceId);
     this.#view?.destroy();
     this.#prewarmSandbox();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
@@ -813,8 +863,8 @@ export class ClawserApp {
       sub?.destroy?.();
       side.destroy();
     };
-    /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
-    /** @type {WorkspaceServices} */ (this.services).connectMcp(workspaceId);
+    this.#loadedServices().autoInitGit(workspaceId);
+    this.#loadedServices().connectMcp(workspaceId);
     this.#checkOnce(workspaceId);
   }
 
@@ -830,7 +880,7 @@ export class ClawserApp {
       const fs = this.workspaceFs(workspaceId);
       let settled = false;
       this.#guard(
-        checkWorkspace({
+        this.#m().checkWorkspace({
           workspaceId,
           services: this.#servicesOf(workspaceId),
           fs,
@@ -863,6 +913,7 @@ export class ClawserApp {
   /** @param {string} workspaceId @param {File} file */
   async #importConversation(workspaceId, file) {
     try {
+      await this.#machinery();
       const meta = await importConversation(this.#controller(workspaceId), file);
       this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
     } catch (err) {
@@ -936,7 +987,7 @@ export class ClawserApp {
     this.#daemons.add(workspaceId);
     const gate = /** @type {RestoreGate} */ (this.restoreGate);
     const fs = this.workspaceFs(workspaceId);
-    await startWorkspaceDaemon({
+    await this.#m().startWorkspaceDaemon({
       workspaceId,
       fs,
       controller,
@@ -955,7 +1006,13 @@ export class ClawserApp {
   /** Starts every workspace's scheduler: jobs run whichever workspace is on screen. */
   #startSchedulers() {
     if (this.#quiet || !this.tabs?.isLeader) return;
-    this.services?.startSchedulers((this.workspaces?.list() ?? []).map((ws) => ws.id));
+    // The jobs run with the workspace machinery (tools, chat): loaded now if the home screen did without it.
+    this.#guard(
+      this.#machinery().then(() => {
+        if (this.#quiet || !this.tabs?.isLeader) return;
+        this.services?.startSchedulers((this.workspaces?.list() ?? []).map((ws) => ws.id));
+      }),
+    );
   }
 
   #stopSchedulers() {
@@ -1003,6 +1060,7 @@ export class ClawserApp {
    * @param {string} workspaceId
    */
   async #openSettings(workspaceId) {
+    await this.#machinery();
     const saved = await /** @type {SettingsFlow} */ (this.#settingsFlow).open(workspaceId);
     if (saved === null) return;
     // A panel chosen as the dialog closed (Alt+5 at once) stands: its route draws the workspace anew.

@@ -2,6 +2,7 @@
 // handful of modules), then start the app in #app; the app adopts the painted view.
 import { paintFirstView } from './first-view.js';
 import { preload, workspaceFirstView } from './route-preload.js';
+import { parseRoute } from './router.js';
 
 /**
  * After the next frame is on screen (or a moment, in a hidden tab, which draws no frames): asking
@@ -28,9 +29,18 @@ if (root) {
       : import('../storage/opfs-fs.js')
           .then(({ OpfsFileSystem }) => (OpfsFileSystem.isAvailable() ? new OpfsFileSystem() : null))
           .catch(() => null);
-    void preload('app-modules', 8);
+    // What a workspace needs beyond the app (its services, tools, chat and views: the app loads them
+    // with import() when a workspace opens): at once on any other route than the home screen, and
+    // there only once the app is ready and its next frame is on screen, so that opening a workspace
+    // finds them in but the home screen never waits for them.
+    const home = parseRoute(location.hash).name === 'home';
+    void preload('app-modules', 8).then(() => (home ? undefined : preload('workspace-modules', 8)));
     const [{ ClawserApp }, started] = await Promise.all([import('./app.js'), fs]);
     await new ClawserApp(root, { firstView, workspaceView, fs: started }).start();
+    if (home) {
+      await afterFrame();
+      void preload('workspace-modules', 8);
+    }
   })().catch((err) => {
     root.replaceChildren();
     const p = document.createElement('p');

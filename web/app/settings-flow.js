@@ -10,7 +10,6 @@ import { parseLimitFields } from './agent-settings.js';
 import { keyProviderNames, setupChoices } from './settings.js';
 import { h } from '../ui/dom.js';
 import { FirstRunCard } from '../ui/first-run.js';
-import { openSettingsDialog } from '../ui/settings-dialog.js';
 
 /**
  * What the provider card's buttons do.
@@ -156,7 +155,11 @@ export class SettingsFlow {
     const setUp = this.#setUp;
     this.#setUp = null;
     try {
-      const library = await this.localModels().catch(() => null);
+      // The dialog (every provider's fields, the models on this computer) loads when first opened, not with the workspace.
+      const [library, { openSettingsDialog }] = await Promise.all([
+        this.localModels().catch(() => null),
+        import('../ui/settings-dialog.js'),
+      ]);
       const providerId = library?.providerId ?? null;
       const remote = await this.deps.remote?.().catch(() => undefined);
       /** A provider marked "through my relay" is tested and listed through it too. @param {string | undefined} relay */
