@@ -15,6 +15,7 @@ import {
   fromHex,
   serialIdentity,
   serialLabel,
+  setKnownDeviceIds,
   timeLimit,
   toHex,
 } from '../../web/hardware/devices.js';
@@ -246,4 +247,40 @@ not picked refused (control); cap; revoke', async () => {
   await bt.forget(id);
   assert.deepEqual(await bt.list(), []);
   await failsWith(() => bt.read(id, t), 'not_picked');
+});
+
+test('a device re-found after a reload takes back the id its rule names when it is the only one of its identity; two of one \
+identity, or two ids known for it, give new ids (control: a serial number tells USB devices apart)', async (t) => {
+  t.after(() => setKnownDeviceIds(() => []));
+  // The first page load: the port and the HID and USB devices picked, their ids minted.
+  const first = new SerialDevices(installFakeSerial({ ports: PORTS, granted: ['echo'] }, { navigator: {} }));
+  const [port] = await first.list();
+  const hidSpec = { devices: [{ productName: 'Pad', vendorId: 0x46d, productId: 0xc216 }], granted: ['Pad'] };
+  const [pad] = await new HidDevices(installFakeHid(hidSpec, { navigator: {} })).list();
+  const usbSpec = {
+    devices: [
+      { productName: 'A', vendorId: 0x1209, productId: 1, serialNumber: 'S1' },
+      { productName: 'B', vendorId: 0x1209, productId: 1, serialNumber: 'S2' },
+    ],
+    granted: ['A', 'B'],
+  };
+  const [a, b] = await new UsbDevices(installFakeUsb(usbSpec, { navigator: {} })).list();
+  setKnownDeviceIds(() => [port.id, pad.id, a.id, b.id]);
+  // A reload: new device objects (as the browser gives them), the same ids back.
+  assert.equal((await new SerialDevices(installFakeSerial({ ports: PORTS, granted: ['echo'] }, { navigator: {} })).list())[0].id, port.id);
+  assert.equal((await new HidDevices(installFakeHid(hidSpec, { navigator: {} })).list())[0].id, pad.id);
+  const usbAgain = await new UsbDevices(installFakeUsb(usbSpec, { navigator: {} })).list();
+  assert.deepEqual(
+    usbAgain.map((d) => d.id),
+    [a.id, b.id],
+    'one model, two serial numbers: each its own',
+  );
+  // Two ports of one identity: neither takes the rule's id.
+  const both = await new SerialDevices(installFakeSerial({ ports: PORTS, granted: ['echo', 'other'] }, { navigator: {} })).list();
+  assert.equal(both.length, 2);
+  assert.ok(both.every((d) => d.id !== port.id && /^serial:2341:0043:[0-9a-f]{8}$/.test(d.id)));
+  // Two ids known for one identity (two rules of earlier loads): neither is guessed.
+  setKnownDeviceIds(() => [port.id, 'serial:2341:0043:0badf00d']);
+  const [alone] = await new SerialDevices(installFakeSerial({ ports: PORTS, granted: ['echo'] }, { navigator: {} })).list();
+  assert.ok(alone.id !== port.id && alone.id !== 'serial:2341:0043:0badf00d');
 });

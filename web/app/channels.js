@@ -15,7 +15,7 @@
 /** @import { TelegramUpdate } from '../channels/telegram.js' */
 /** @import { ChannelsControl } from '../ui/types.d.ts' */
 import { ChannelStore } from '../channels/store.js';
-import { ChannelError, hookAddress } from '../channels/channel.js';
+import { ChannelError, KIND_NAMES, hookAddress } from '../channels/channel.js';
 import { TelegramApi } from '../channels/telegram.js';
 import { pollTelegram, abortableWait, MIN_BACKOFF_MS, MAX_BACKOFF_MS } from '../channels/poller.js';
 import { postWebhook } from '../channels/webhook.js';
@@ -164,22 +164,65 @@ export class WorkspaceChannels {
    */
   async deliver(id, message) {
     const c = this.store.get(id);
-    const secret = await this.store.secret(id);
+    await this.#out(c, { kind: 'job_result', title: message.title, text: message.text, telegram: `${message.title}\n\n${message.text}` });
+  }
+
+  /**
+   * The agent's message out through a channel (channel_send): as a job's result, or to one allowed
+   * sender (`to`). A paused channel, an incoming webhook or a sender not on the list is refused
+   * (ChannelError `paused`, `invalid`) before anything is sent.
+   * @param {string} id @param {{text: string, to?: string}} message
+   */
+  async send(id, message) {
+    const c = this.store.get(id);
+    if (c.paused) throw new ChannelError('paused', `The channel “${c.name}” is paused: the user resumes it in the Channels panel.`);
+    if (message.to !== undefined && (c.kind !== 'telegram' || !c.allowedSenders.includes(message.to)))
+      throw new ChannelError(
+        'invalid',
+        `“to” names one of the Telegram user ids the channel “${c.name}” answers (${c.allowedSenders.join(', ') || 'none'}).`,
+      );
+    const to = message.to === undefined ? undefined : [message.to];
+    await this.#out(c, { kind: 'message', title: 'A message from the agent', text: message.text, telegram: message.text, to });
+  }
+
+  /**
+   * A channel by the name the user gave it (or its id), else a ChannelError `not_found` naming the channels there are.
+   * @param {string} name @returns {Channel}
+   */
+  named(name) {
+    const list = this.store.list();
+    const found = list.find((c) => c.name === name) ?? list.find((c) => c.id === name);
+    if (found) return found;
+    const there = list.map((c) => `${c.name} (${KIND_NAMES[c.kind]})`).join(', ');
+    throw new ChannelError(
+      'not_found',
+      `There is no channel named “${name}”. ${there ? `The channels: ${there}.` : 'This workspace has none.'}`,
+    );
+  }
+
+  /**
+   * Sends out, in the channel's traffic whether it went or not (never its secret: the errors name none).
+   * @param {Channel} c @param {{kind: 'job_result' | 'message', title: string, text: string, telegram: string, to?: string[]}} m
+   */
+  async #out(c, m) {
+    const secret = await this.store.secret(c.id);
     try {
-      if (c.kind === 'hook') throw new ChannelError('invalid', 'An incoming webhook only receives: choose another channel for results.');
+      if (c.kind === 'hook')
+        throw new ChannelError('invalid', 'An incoming webhook only receives: choose another channel to send through.');
       if (c.kind === 'webhook')
         await postWebhook({
           url: secret,
-          payload: { channel: c.name, kind: 'job_result', title: message.title, text: message.text, at: new Date().toISOString() },
+          payload: { channel: c.name, kind: m.kind, title: m.title, text: m.text, at: new Date().toISOString() },
           ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
         });
       else {
         const api = this.#api(secret);
-        for (const user of c.allowedSenders) await api.sendMessage(Number(user), `${message.title}\n\n${message.text}`);
+        for (const user of m.to ?? c.allowedSenders) await api.sendMessage(Number(user), m.telegram);
       }
-      this.store.addTraffic(id, { direction: 'out', status: 'sent', note: message.title.slice(0, 300) });
+      const note = m.kind === 'message' ? 'sent by the agent' : m.title.slice(0, 300);
+      this.store.addTraffic(c.id, { direction: 'out', status: 'sent', note });
     } catch (err) {
-      this.store.addTraffic(id, { direction: 'out', status: 'failed', note: String(/** @type {Error} */ (err).message).slice(0, 300) });
+      this.store.addTraffic(c.id, { direction: 'out', status: 'failed', note: String(/** @type {Error} */ (err).message).slice(0, 300) });
       throw err;
     }
   }

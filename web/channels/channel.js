@@ -12,8 +12,8 @@ export const TRAFFIC_KEPT = 30;
 /** A channel refused, unreachable or misconfigured, with what to do. */
 export class ChannelError extends Error {
   /**
-   * @param {'invalid' | 'not_found' | 'network' | 'unauthorized' | 'conflict' | 'rate_limited' | 'api' | 'invalid_response' |
-   *   'http' | 'no_secret'} code
+   * @param {'invalid' | 'not_found' | 'paused' | 'network' | 'unauthorized' | 'conflict' | 'rate_limited' | 'api' |
+   *   'invalid_response' | 'http' | 'no_secret'} code
    * @param {string} message never a token or a webhook's URL
    * @param {{cause?: unknown, retryAfterMs?: number}} [options]
    */
@@ -111,6 +111,9 @@ export const BotTokenSchema = z
   .string()
   .trim()
   .regex(/^[0-9]{1,16}:[A-Za-z0-9_-]{20,100}$/, 'A bot token looks like 123456789:AAH… — the line @BotFather sent when you made the bot.');
+
+/** A channel's kind in words. */
+export const KIND_NAMES = Object.freeze({ telegram: 'Telegram', webhook: 'webhook', hook: 'incoming webhook' });
 
 /** What the user sees of a webhook address: its host. @param {string} url */
 export const webhookLabel = (url) => new URL(url).host;

@@ -4,8 +4,8 @@
 import { ChannelError } from './channel.js';
 
 /**
- * What is POSTed: the channel's name, what the text is, when, and the text.
- * @typedef {{channel: string, kind: 'job_result' | 'test', title: string, text: string, at: string}} WebhookPayload
+ * What is POSTed: the channel's name, what the text is (a job's result, a test, the agent's message), when, and the text.
+ * @typedef {{channel: string, kind: 'job_result' | 'test' | 'message', title: string, text: string, at: string}} WebhookPayload
  */
 
 /**

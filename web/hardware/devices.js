@@ -3,8 +3,10 @@
 // picked for this origin (navigator.serial.getPorts()); nothing else is reachable: a port the
 // user did not pick is not in that list, and an id the agent makes up names nothing. Each port
 // gets an identity that cannot collide — its USB vendor and product ids plus a random part minted
-// the first time this page sees the port object — never a display name. Reads and writes are
-// bounded in bytes and in time; bytes are shown as hex.
+// the first time this page sees the port object — never a display name; after a reload a port
+// that is the only one of its vendor and product takes back the id a device rule names (deviceId:
+// the same for HID and USB devices). Reads and writes are bounded in bytes and in time; bytes are
+// shown as hex.
 
 /** Bounds of one read or write (bytes) and of the time it may take (milliseconds). */
 export const HARDWARE_LIMITS = Object.freeze({
@@ -15,10 +17,40 @@ export const HARDWARE_LIMITS = Object.freeze({
   maxTimeoutMs: 15_000,
 });
 
-/** A device the tools cannot use, or a read or write that did not happen, with a stable code. */
 /** Eight hex digits that tell apart two devices reporting the same identity (clones, no serial number). */
 export const randomSuffix = () => Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('');
 
+/** The device ids the user's rules name (set by the tools and the Tools panel from the workspace's rules). */
+let knownIds = () => /** @type {string[]} */ ([]);
+
+/**
+ * Where the ids the user's device rules name come from: a device re-found after a reload takes
+ * the id its rule names, when nothing else could be meant (see deviceId). @param {() => string[]} source
+ */
+export function setKnownDeviceIds(source) {
+  knownIds = source;
+}
+
+/**
+ * The id of a device this page sees for the first time: `base` (kind, vendor and product ids, the
+ * USB serial number) and a random part. A device the browser re-finds after a reload (getPorts(),
+ * getDevices()) takes back the id a rule names when it is the only one of its base among those
+ * picked, exactly one such id is known, and no other device of the page holds it; two devices of
+ * one base (clones, two adapters of one model) get new ids, so no rule covers either and the user
+ * is asked.
+ * @param {string} base @param {number} sameBase how many picked devices have this base, this one
+ *   included @param {Set<string>} taken the ids the page's other devices hold
+ */
+export function deviceId(base, sameBase, taken) {
+  if (sameBase === 1) {
+    const ours = (/** @type {string} */ id) => id.startsWith(`${base}:`) && /^[0-9a-f]{8}$/.test(id.slice(base.length + 1));
+    const known = [...new Set(knownIds())].filter((id) => ours(id) && !taken.has(id));
+    if (known.length === 1) return known[0];
+  }
+  return `${base}:${randomSuffix()}`;
+}
+
+/** A device the tools cannot use, or a read or write that did not happen, with a stable code. */
 export class HardwareError extends Error {
   /**
    * @param {'unsupported' | 'not_picked' | 'bad_hex' | 'too_large' | 'timeout' | 'device_failed' | 'cancelled'} code
@@ -83,8 +115,33 @@ const hex4 = (n) => (typeof n === 'number' ? n.toString(16).padStart(4, '0') : '
  * @param {string} nonce
  */
 export function serialIdentity(info, nonce) {
-  if (info.bluetoothServiceClassId !== undefined) return `serial:bt-${String(info.bluetoothServiceClassId).toLowerCase()}:${nonce}`;
-  return `serial:${hex4(info.usbVendorId)}:${hex4(info.usbProductId)}:${nonce}`;
+  return `${serialBase(info)}:${nonce}`;
+}
+
+/**
+ * A serial port's identity without its random part.
+ * @param {{usbVendorId?: number, usbProductId?: number, bluetoothServiceClassId?: number | string}} info
+ */
+export function serialBase(info) {
+  if (info.bluetoothServiceClassId !== undefined) return `serial:bt-${String(info.bluetoothServiceClassId).toLowerCase()}`;
+  return `serial:${hex4(info.usbVendorId)}:${hex4(info.usbProductId)}`;
+}
+
+/**
+ * The id of each device in `all` (the picked ones, as the browser lists them), minting those seen
+ * the first time (deviceId); `ids` keeps them for the page's lifetime.
+ * @template D @param {D[]} all @param {WeakMap<object, string>} ids @param {(d: D) => string} baseOf
+ */
+export function idsOf(all, ids, baseOf) {
+  const bases = all.map(baseOf);
+  for (const [i, d] of all.entries()) {
+    if (ids.has(/** @type {object} */ (d))) continue;
+    const taken = new Set(
+      all.filter((o) => ids.has(/** @type {object} */ (o))).map((o) => /** @type {string} */ (ids.get(/** @type {object} */ (o)))),
+    );
+    ids.set(/** @type {object} */ (d), deviceId(bases[i], bases.filter((b) => b === bases[i]).length, taken));
+  }
+  return all.map((d) => /** @type {string} */ (ids.get(/** @type {object} */ (d))));
 }
 
 /**
@@ -132,26 +189,22 @@ export class SerialDevices {
     return this.serial;
   }
 
-  /** @param {SerialPortLike} port */
-  #idOf(port) {
-    let id = this.#ids.get(port);
-    if (!id) {
-      const nonce = randomSuffix();
-      id = serialIdentity(port.getInfo(), nonce);
-      this.#ids.set(port, id);
-    }
-    return id;
+  /** The picked ports with their ids (minted for those seen the first time). @returns {Promise<[SerialPortLike, string][]>} */
+  async #picked() {
+    const all = await this.#api().getPorts();
+    const ids = idsOf(all, this.#ids, (p) => serialBase(p.getInfo()));
+    return all.map((p, i) => [p, ids[i]]);
   }
 
-  /** @param {SerialPortLike} port @returns {DeviceView} */
-  #view(port) {
-    return { id: this.#idOf(port), kind: 'serial', label: serialLabel(port.getInfo()), open: this.#opened.has(port) };
+  /** @param {SerialPortLike} port @param {string} id @returns {DeviceView} */
+  #view(port, id) {
+    return { id, kind: 'serial', label: serialLabel(port.getInfo()), open: this.#opened.has(port) };
   }
 
   /** The ports the user picked (and did not revoke). @returns {Promise<DeviceView[]>} */
   async list() {
     if (!this.serial) return [];
-    return (await this.serial.getPorts()).map((p) => this.#view(p));
+    return (await this.#picked()).map(([p, id]) => this.#view(p, id));
   }
 
   /**
@@ -160,7 +213,9 @@ export class SerialDevices {
    */
   async request() {
     try {
-      return this.#view(await this.#api().requestPort());
+      const port = await this.#api().requestPort();
+      const found = (await this.#picked()).find(([p]) => p === port);
+      return this.#view(port, found ? found[1] : idsOf([port], this.#ids, (p) => serialBase(p.getInfo()))[0]);
     } catch (err) {
       if (/** @type {Error} */ (err)?.name === 'NotFoundError') throw new HardwareError('cancelled', 'The user picked no serial port.');
       throw err;
@@ -169,7 +224,7 @@ export class SerialDevices {
 
   /** @param {string} id @returns {Promise<SerialPortLike>} @throws {HardwareError} not_picked */
   async #port(id) {
-    const port = (await this.#api().getPorts()).find((p) => this.#idOf(p) === id);
+    const port = (await this.#picked()).find(([, pid]) => pid === id)?.[0];
     if (!port) {
       throw new HardwareError('not_picked', `No serial port "${id}" was picked by the user (serial_list lists those that were).`);
     }

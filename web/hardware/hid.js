@@ -2,7 +2,7 @@
 // Devices section use them: the same rules as the serial ports (devices.js) — only a device in
 // navigator.hid.getDevices() is reachable, its identity its vendor and product ids plus a random
 // part per device object (WebHID has no serial number), reports bounded in bytes and time.
-import { HardwareError, checkSize, timeLimit, randomSuffix } from './devices.js';
+import { HardwareError, checkSize, timeLimit, idsOf } from './devices.js';
 
 /** The largest report sent or received (a HID report is at most 64 bytes on full-speed USB; larger on others). */
 export const MAX_REPORT_BYTES = 1024;
@@ -14,7 +14,10 @@ export const QUEUED_REPORTS = 64;
 const hex4 = (n) => n.toString(16).padStart(4, '0');
 
 /** A HID device's identity. @param {{vendorId: number, productId: number}} device @param {string} nonce */
-export const hidIdentity = (device, nonce) => `hid:${hex4(device.vendorId)}:${hex4(device.productId)}:${nonce}`;
+export const hidIdentity = (device, nonce) => `${hidBase(device)}:${nonce}`;
+
+/** A HID device's identity without its random part. @param {{vendorId: number, productId: number}} device */
+export const hidBase = (device) => `hid:${hex4(device.vendorId)}:${hex4(device.productId)}`;
 
 /**
  * @typedef {{
@@ -50,21 +53,23 @@ export class HidDevices {
     return this.hid;
   }
 
-  /** @param {HidDeviceLike} d */
-  #idOf(d) {
-    let id = this.#ids.get(d);
-    if (!id) {
-      id = hidIdentity(d, randomSuffix());
-      this.#ids.set(d, id);
-    }
-    return id;
+  /** The picked devices with their ids (minted for those seen the first time). @returns {Promise<[HidDeviceLike, string][]>} */
+  async #picked() {
+    const all = await this.#api().getDevices();
+    const ids = idsOf(all, this.#ids, hidBase);
+    return all.map((d, i) => [d, ids[i]]);
   }
 
-  /** @param {HidDeviceLike} d @returns {HidView} */
-  #view(d) {
+  /** The id of a device just picked. @param {HidDeviceLike} d */
+  async #idOfPicked(d) {
+    return (await this.#picked()).find(([x]) => x === d)?.[1] ?? idsOf([d], this.#ids, hidBase)[0];
+  }
+
+  /** @param {HidDeviceLike} d @param {string} id @returns {HidView} */
+  #view(d, id) {
     const name = d.productName ? `“${d.productName.slice(0, 80)}”, ` : '';
     return {
-      id: this.#idOf(d),
+      id,
       kind: 'hid',
       label: `HID device ${name}vendor ${hex4(d.vendorId)} product ${hex4(d.productId)}`,
       open: d.opened,
@@ -74,19 +79,19 @@ export class HidDevices {
   /** @returns {Promise<HidView[]>} */
   async list() {
     if (!this.hid) return [];
-    return (await this.hid.getDevices()).map((d) => this.#view(d));
+    return (await this.#picked()).map(([d, id]) => this.#view(d, id));
   }
 
   /** Opens the browser's chooser (from the user's click). @returns {Promise<HidView>} */
   async request() {
     const [picked] = await this.#api().requestDevice({ filters: [] });
     if (!picked) throw new HardwareError('cancelled', 'The user picked no HID device.');
-    return this.#view(picked);
+    return this.#view(picked, await this.#idOfPicked(picked));
   }
 
   /** @param {string} id */
   async #device(id) {
-    const d = (await this.#api().getDevices()).find((x) => this.#idOf(x) === id);
+    const d = (await this.#picked()).find(([, x]) => x === id)?.[0];
     if (!d) throw new HardwareError('not_picked', `No HID device "${id}" was picked by the user (hid_list lists those that were).`);
     if (!d.opened) await d.open();
     if (!this.#inbox.has(d)) {
@@ -140,7 +145,7 @@ export class HidDevices {
 
   /** @param {string} id */
   async close(id) {
-    const d = (await this.#api().getDevices()).find((x) => this.#idOf(x) === id);
+    const d = (await this.#picked()).find(([, x]) => x === id)?.[0];
     if (!d) throw new HardwareError('not_picked', `No HID device "${id}" was picked by the user.`);
     this.#inbox.delete(d);
     if (d.opened) await d.close();
@@ -148,7 +153,7 @@ export class HidDevices {
 
   /** Revokes the pick (device.forget()). @param {string} id */
   async forget(id) {
-    const d = (await this.#api().getDevices()).find((x) => this.#idOf(x) === id);
+    const d = (await this.#picked()).find(([, x]) => x === id)?.[0];
     if (!d) throw new HardwareError('not_picked', `No HID device "${id}" was picked by the user.`);
     this.#inbox.delete(d);
     if (!d.forget) throw new HardwareError('unsupported', 'This browser cannot revoke a HID device (HIDDevice.forget).');

@@ -3,7 +3,7 @@
 // navigator.usb.getDevices() is reachable; its identity is its vendor and product ids, its serial
 // number when it reports one, and a random part per device object (a serial number is the
 // device's own word, and clones share one); bulk/interrupt transfers bounded in bytes and time.
-import { HARDWARE_LIMITS, HardwareError, checkSize, timeLimit, randomSuffix } from './devices.js';
+import { HARDWARE_LIMITS, HardwareError, checkSize, timeLimit, idsOf } from './devices.js';
 
 /** @param {number} n */
 const hex4 = (n) => n.toString(16).padStart(4, '0');
@@ -14,8 +14,13 @@ const hex4 = (n) => n.toString(16).padStart(4, '0');
  * @param {{vendorId: number, productId: number, serialNumber?: string}} d @param {string} nonce
  */
 export function usbIdentity(d, nonce) {
+  return `${usbBase(d)}:${nonce}`;
+}
+
+/** A USB device's identity without its random part. @param {{vendorId: number, productId: number, serialNumber?: string}} d */
+export function usbBase(d) {
   const serial = (d.serialNumber ?? '').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'none';
-  return `usb:${hex4(d.vendorId)}:${hex4(d.productId)}:${serial}:${nonce}`;
+  return `usb:${hex4(d.vendorId)}:${hex4(d.productId)}:${serial}`;
 }
 
 /**
@@ -75,21 +80,23 @@ export class UsbDevices {
     return this.usb;
   }
 
-  /** @param {UsbDeviceLike} d */
-  #idOf(d) {
-    let id = this.#ids.get(d);
-    if (!id) {
-      id = usbIdentity(d, randomSuffix());
-      this.#ids.set(d, id);
-    }
-    return id;
+  /** The picked devices with their ids (minted for those seen the first time). @returns {Promise<[UsbDeviceLike, string][]>} */
+  async #picked() {
+    const all = await this.#api().getDevices();
+    const ids = idsOf(all, this.#ids, usbBase);
+    return all.map((d, i) => [d, ids[i]]);
   }
 
-  /** @param {UsbDeviceLike} d @returns {UsbView} */
-  #view(d) {
+  /** The id of a device just picked. @param {UsbDeviceLike} d */
+  async #idOfPicked(d) {
+    return (await this.#picked()).find(([x]) => x === d)?.[1] ?? idsOf([d], this.#ids, usbBase)[0];
+  }
+
+  /** @param {UsbDeviceLike} d @param {string} id @returns {UsbView} */
+  #view(d, id) {
     const name = d.productName ? `“${d.productName.slice(0, 80)}”, ` : '';
     return {
-      id: this.#idOf(d),
+      id,
       kind: 'usb',
       label: `USB device ${name}vendor ${hex4(d.vendorId)} product ${hex4(d.productId)}`,
       open: d.opened,
@@ -99,13 +106,14 @@ export class UsbDevices {
   /** @returns {Promise<UsbView[]>} */
   async list() {
     if (!this.usb) return [];
-    return (await this.usb.getDevices()).map((d) => this.#view(d));
+    return (await this.#picked()).map(([d, id]) => this.#view(d, id));
   }
 
   /** Opens the browser's chooser (from the user's click). @returns {Promise<UsbView>} */
   async request() {
     try {
-      return this.#view(await this.#api().requestDevice({ filters: [] }));
+      const d = await this.#api().requestDevice({ filters: [] });
+      return this.#view(d, await this.#idOfPicked(d));
     } catch (err) {
       if (/** @type {Error} */ (err)?.name === 'NotFoundError') throw new HardwareError('cancelled', 'The user picked no USB device.');
       throw err;
@@ -114,7 +122,7 @@ export class UsbDevices {
 
   /** @param {string} id */
   async #find(id) {
-    const d = (await this.#api().getDevices()).find((x) => this.#idOf(x) === id);
+    const d = (await this.#picked()).find(([, x]) => x === id)?.[0];
     if (!d) throw new HardwareError('not_picked', `No USB device "${id}" was picked by the user (usb_list lists those that were).`);
     return d;
   }

@@ -141,3 +141,9 @@ export function describeRule(rule) {
   if (rule.kind === 'device') return `the device ${rule.pattern}`;
   return `paths matching ${rule.pattern}`;
 }
+
+/**
+ * The device ids the rules name (a device re-found after a reload takes its id back: web/hardware/devices.js).
+ * @param {ApprovalRule[]} rules
+ */
+export const deviceRuleIds = (rules) => rules.filter((r) => r.kind === 'device').map((r) => r.pattern);

@@ -16,6 +16,7 @@ import { family as agents } from './agents.js';
 import { family as remote } from './remote.js';
 import { family as tabs } from './tabs.js';
 import { family as hardware } from './hardware.js';
+import { family as channels } from './channels.js';
 
 /**
  * Every built-in tool family, in the order their tools are listed (to the model, in the Tools
@@ -40,6 +41,7 @@ export const TOOL_FAMILIES = Object.freeze([
   remote,
   tabs,
   hardware,
+  channels,
 ]);
 
 /** A tool family that does not declare what it must (see familyProblems). */

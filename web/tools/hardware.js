@@ -6,7 +6,8 @@
 // hex. serial_read, serial_write and serial_close go through the ToolRunner's gates with the
 // device as what the call touches: "Always allow" is offered for that one device, never for all.
 import { z } from 'zod';
-import { HARDWARE_LIMITS, HardwareError, asciiOf, fromHex, serialDevices, toHex } from '../hardware/devices.js';
+import { HARDWARE_LIMITS, HardwareError, asciiOf, fromHex, serialDevices, setKnownDeviceIds, toHex } from '../hardware/devices.js';
+import { deviceRuleIds } from './approval-rules.js';
 import { MAX_REPORT_BYTES, hidDevices } from '../hardware/hid.js';
 import { usbDevices } from '../hardware/usb.js';
 import { MAX_GATT_BYTES, bluetoothDevices } from '../hardware/bluetooth.js';
@@ -16,6 +17,9 @@ import { MAX_GATT_BYTES, bluetoothDevices } from '../hardware/bluetooth.js';
  * @param {ToolContext} ctx @param {() => Promise<ToolResult>} body
  */
 async function guarded(ctx, body) {
+  // A device re-found after a reload takes back the id this workspace's device rules name (devices.js, deviceId).
+  const registry = ctx.services?.registry;
+  if (registry) setKnownDeviceIds(() => deviceRuleIds(registry.rules()));
   try {
     return await body();
   } catch (err) {

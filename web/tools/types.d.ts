@@ -223,6 +223,14 @@ export interface ToolDefinition {
    */
   standing?: boolean;
   /**
+   * The tool sends what it is given out of Clawser to someone (a message through a channel), in
+   * words for the approval dialog ("send a message out of Clawser through a channel"). Like a
+   * `standing` tool, it always asks — whatever the policy, with no "Always allow" — in a
+   * conversation that has taken in untrusted content: text from outside must not carry the
+   * conversation out (exfiltration). Its autonomy and default policy are its permission's.
+   */
+  outbound?: string;
+  /**
    * Every result of this tool is untrusted content from outside, in words ("a web page",
    * "clipboard text"): it taints the conversation (see `standing`). MCP tools and skill scripts
    * carry it too.

@@ -2,10 +2,11 @@
 /** @import { ToolSettingsView, BuiltToolsControl, CompanionControl, DevicesControl } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
-import { emptyState, panelLayout } from './panel-layout.js';
+import { panelLayout } from './panel-layout.js';
 import { BuiltToolsSection } from './built-tools-section.js';
 import { CompanionSection } from './companion-section.js';
 import { DevicesSection } from './devices-section.js';
+import { RulesSection } from './rules-section.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
@@ -143,99 +144,6 @@ export function ToolsPanel(props) {
     form,
     props.companion ? CompanionSection(props.companion) : null,
     props.devices ? DevicesSection(props.devices) : null,
-  );
-}
-
-/**
- * "Always allow" narrowed to a command prefix, a domain or a path glob: listed, removable, and
- * addable by hand (the approval dialog adds them too).
- * @param {{tools: ToolDefinition[], rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) =>
- *   string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void}} props
- *   toolLabel: a rule's tool in words (an MCP server's tool is kept under its server's identity)
- */
-function RulesSection(props) {
-  const list = h('ul', { class: 'rule-list', 'aria-label': 'Approval rules' });
-  const draw = () => {
-    const rules = props.rules();
-    list.replaceChildren(
-      ...(rules.length
-        ? rules.map((rule) =>
-            h(
-              'li',
-              { class: 'row spread' },
-              h('span', null, h('code', null, props.toolLabel(rule.tool)), ` may run without asking for ${props.describeRule(rule)}`),
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'secondary',
-                  'aria-label': `Remove the rule: ${props.toolLabel(rule.tool)} for ${props.describeRule(rule)}`,
-                  on: {
-                    click: () => {
-                      props.onRemoveRule(rule);
-                      draw();
-                    },
-                  },
-                },
-                'Remove',
-              ),
-            ),
-          )
-        : [emptyState('No rules yet. Choose “Always allow …” in an approval dialog, or add one here.', { tag: 'li' })]),
-    );
-  };
-  draw();
-  const tool = h(
-    'select',
-    { id: 'rule-tool' },
-    props.tools.map((t) => h('option', { value: t.name }, t.name)),
-  );
-  const kind = h(
-    'select',
-    { id: 'rule-kind' },
-    h('option', { value: 'command' }, 'Command prefix (shell)'),
-    h('option', { value: 'domain' }, 'Domain (URL)'),
-    h('option', { value: 'path' }, 'Path glob (file)'),
-  );
-  const pattern = h('input', { id: 'rule-pattern', type: 'text', required: true, placeholder: 'git status · docs.python.org · notes/**' });
-  const status = h('p', { role: 'status', class: 'small' });
-  // A rule starts on the tool that runs shell lines (a command prefix is the common rule).
-  const select = /** @type {HTMLSelectElement} */ (tool);
-  select.value = props.tools.find((t) => t.runsCode === 'bash')?.name ?? props.tools[0]?.name ?? '';
-  const form = h(
-    'form',
-    { class: 'row wrap' },
-    h('div', { class: 'field' }, h('label', { for: 'rule-tool' }, 'Tool'), tool),
-    h('div', { class: 'field' }, h('label', { for: 'rule-kind' }, 'Kind'), kind),
-    h('div', { class: 'field' }, h('label', { for: 'rule-pattern' }, 'Allow'), pattern),
-    h('button', { type: 'submit' }, 'Add rule'),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const value = /** @type {HTMLInputElement} */ (pattern).value.trim();
-    if (!value) return;
-    props.onAddRule({
-      tool: /** @type {HTMLSelectElement} */ (tool).value,
-      kind: /** @type {ApprovalRule['kind']} */ (/** @type {HTMLSelectElement} */ (kind).value),
-      pattern: value,
-    });
-    /** @type {HTMLInputElement} */ (pattern).value = '';
-    status.textContent = 'Rule added.';
-    draw();
-  });
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': 'rules-title' },
-    h('h3', { id: 'rules-title' }, 'Narrowed “Always allow” rules'),
-    h(
-      'p',
-      { class: 'small muted' },
-      'A rule lets one tool run without asking, but only for a command prefix (the shell: every command of the line must match), a ' +
-        'URL’s domain, or a path glob. Untrusted content still makes memory, goal, job and skill changes ask.',
-    ),
-    list,
-    form,
-    status,
   );
 }
 

@@ -104,21 +104,24 @@ export function describeTaint(t) {
 }
 
 /**
- * Why a standing-state call needs the user now, in words the dialog shows.
- * @param {TaintSource[]} taint @param {string} toolName
+ * Why a standing-state or outbound call needs the user now, in words the dialog shows.
+ * @param {TaintSource[]} taint @param {{name: string, outbound?: string}} tool
  */
-function taintReason(taint, toolName) {
+function taintReason(taint, tool) {
+  const toolName = tool.name;
   const now = taint.filter((t) => !t.earlier);
   const list =
     (now.length ? now : taint).slice(0, 3).map(describeTaint).join(', ') + (taint.length > 3 ? ` and ${taint.length - 3} more` : '');
   const when = now.length ? 'This turn read' : 'This conversation read earlier';
-  const does = /^memory/.test(toolName)
-    ? 'remember something for later conversations'
-    : /^goal/.test(toolName)
-      ? 'set or change a goal that rides along with every turn'
-      : /^schedule/.test(toolName)
-        ? 'schedule a job that runs later without you'
-        : 'change what later turns are told or do';
+  const does = tool.outbound
+    ? tool.outbound
+    : /^memory/.test(toolName)
+      ? 'remember something for later conversations'
+      : /^goal/.test(toolName)
+        ? 'set or change a goal that rides along with every turn'
+        : /^schedule/.test(toolName)
+          ? 'schedule a job that runs later without you'
+          : 'change what later turns are told or do';
   return (
     `${when} ${list}. Text from outside can try to plant instructions, so the agent may not ${does} unless you approve it — allow ` +
     `it only if it is what you asked for.`
@@ -133,8 +136,8 @@ function taintReason(taint, toolName) {
  *
  * Taint: one runner serves one turn (the agent seeds it with what earlier turns left in the
  * context). Once a result brings in untrusted content (a tool marked `untrusted`, a result
- * the tool marks so, or one the InputSanitizer flags), every later call of a `standing` tool
- * asks the user — over "Always allow", full autonomy and a default "auto" policy.
+ * the tool marks so, or one the InputSanitizer flags), every later call of a `standing` or an
+ * `outbound` tool asks the user — over "Always allow", full autonomy and a default "auto" policy.
  */
 export class ToolRunner {
   /**
@@ -282,7 +285,8 @@ export class ToolRunner {
     const policy = this.registry.policyOf(tool.name, permission);
     if (policy === 'denied')
       return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
-    const tainted = !!tool.standing && this.taint.length > 0;
+    // Outside content in the turn: a standing change, or a send out of Clawser (exfiltration), is the user's to allow, once.
+    const tainted = (!!tool.standing || !!tool.outbound) && this.taint.length > 0;
     if ((policy === 'approve' && !ruled) || forceApproval || tainted || tool.alwaysAsk) {
       if (!this.approve)
         return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
@@ -296,7 +300,7 @@ export class ToolRunner {
         }
       }
       const reason = tainted
-        ? taintReason(this.taint, tool.name)
+        ? taintReason(this.taint, tool)
         : tool.alwaysAsk
           ? tool.alwaysAsk
           : policy === 'approve'

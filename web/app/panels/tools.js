@@ -26,7 +26,7 @@ const panel = {
   shortcut: 'Alt+6',
   split: false,
   async open(ctx) {
-    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }, { serialDevices }] = await Promise.all([
+    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule, deviceRuleIds }, { serialDevices, setKnownDeviceIds }] = await Promise.all([
       import('../../ui/tools-panel.js'),
       import('../../tools/index.js'),
       import('../../tools/approval-rules.js'),
@@ -45,6 +45,8 @@ const panel = {
     const registryOf = (id) =>
       id.startsWith('hid:') ? hid : id.startsWith('usb:') ? usb : id.startsWith('bluetooth:') ? bluetooth : serial;
     const { registry } = ctx.services;
+    // A device re-found after a reload takes back the id a rule names (devices.js, deviceId).
+    setKnownDeviceIds(() => deviceRuleIds(registry.rules()));
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
     const mcpChoices =
