@@ -39,8 +39,8 @@ function terminals(pty, off) {
   if (pty) return 'PTY (node-pty)';
   if (off) return 'pipes (--no-pty)';
   return (
-    'pipes (node-pty is not installed here, or did not build: no prompt, no full-screen programs; ' +
-    '`npm install node-pty` beside wsh-server gives a real terminal)'
+    'pipes (node-pty is not installed here, or did not build: no prompt, no full-screen programs; a real terminal ' +
+    'needs node-pty built where wsh-server is installed: `npm install node-pty`, install scripts allowed, a C++ toolchain)'
   );
 }
 

@@ -70,6 +70,7 @@ test('a terminal on the real server: with node-pty a /dev/pts PTY (size, resize,
 
   if (nodePty) {
     assert.match(server.stderr(), /terminals: PTY \(node-pty\)/);
+    assert.doesNotMatch(server.stderr(), /could not be loaded/);
     assert.equal(client.server?.pty, true, 'the hello says a PTY');
     assert.equal(term.mode, 'pty', 'the open answer says a PTY');
     await term.write('tty\r');
@@ -90,6 +91,7 @@ test('a terminal on the real server: with node-pty a /dev/pts PTY (size, resize,
     assert.deepEqual(await term.exited, { exitCode: 7, signal: null });
   } else {
     assert.match(server.stderr(), /terminals: pipes \(node-pty is not installed here/);
+    assert.match(server.stderr(), /node-pty could not be loaded, terminals run on pipes: \S/, 'and why');
     assert.equal(client.server?.pty, false, 'the hello says no PTY');
     assert.equal(term.mode, 'pipe', 'the open answer says pipes');
     await term.write('tty\n');

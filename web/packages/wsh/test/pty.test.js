@@ -71,8 +71,11 @@ test('loadNodePty: node-pty missing (its import forced to fail) answers null; pr
     asked.push(name);
     throw new Error(`Cannot find package '${name}'`); // what import() says when it is not installed
   };
-  assert.equal(await loadNodePty(missing), null);
+  /** @type {string[]} */
+  const reasons = [];
+  assert.equal(await loadNodePty(missing, (r) => reasons.push(r)), null);
   assert.deepEqual(asked, ['node-pty']);
+  assert.deepEqual(reasons, ["Cannot find package 'node-pty'"], 'why it is missing is told');
   // Control: the same loader with node-pty importable hands its module over (default export or not).
   const fake = fakeNodePty();
   assert.equal(await loadNodePty(async () => ({ default: fake })), fake);
