@@ -2,7 +2,8 @@
 // Packs web/packages/wsh (npm pack) into web/vendor/wsh-server.tgz, which the app serves, so a
 // machine without a clone of Clawser runs the server with
 //   npx --yes --package=<app origin>/web/vendor/wsh-server.tgz wsh-server --key "ssh-ed25519 …"
-// (npx installs its two dependencies, ws and zod, from the registry). Run by scripts/vendor.mjs;
+// (npx installs its two dependencies, ws and zod, from the registry, and the optional node-pty for
+// a real terminal where its native build succeeds; pipes where it does not). Run by scripts/vendor.mjs;
 // web/vendor is generated, and the precache list leaves the .tgz out (only the browser's files).
 import { execFile } from 'node:child_process';
 import { mkdir, rename } from 'node:fs/promises';

@@ -1,6 +1,7 @@
 // Issue 35: "a person runs `npx wsh-server` on their machine" without a clone. The install step
 // packs web/packages/wsh into web/vendor/wsh-server.tgz (scripts/pack-wsh.mjs), the app serves it,
-// and the precache list leaves it out. The tarball holds what the server needs and no tests; run
+// and the precache list leaves it out. The tarball holds what the server needs and no tests, and
+// declares node-pty an optional dependency (a real terminal where it builds); run
 // from an unpacked copy (its dependencies beside it, as npx installs them) with --key and no keys
 // file, it signs in the given key and refuses another. The registry step of npx itself is not
 // run here (a fresh clone's tests stay offline); it was run by hand (see the commit message).
@@ -39,6 +40,15 @@ test('the tarball holds the bin, the server and the client modules, and no tests
     files.filter((f) => f.startsWith('package/test/')),
     [],
   );
+});
+
+test('the packed package.json declares node-pty optional: npx installs it where it builds (a real PTY), pipes otherwise', async () => {
+  const manifest = JSON.parse((await run('tar', ['xzOf', tgz, 'package/package.json'])).stdout);
+  assert.deepEqual(Object.keys(manifest.optionalDependencies ?? {}), ['node-pty']);
+  assert.match(manifest.optionalDependencies['node-pty'], /^\^1\.1\./);
+  // Control: not a required dependency, so a machine where it cannot build still installs the server.
+  assert.equal(manifest.dependencies['node-pty'], undefined);
+  assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['ws', 'zod']);
 });
 
 test('unpacked beside its dependencies, `wsh-server --key LINE` runs with no keys file: that key signs in, another is \

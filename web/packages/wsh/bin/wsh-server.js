@@ -34,6 +34,16 @@ const list = (value) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/** What the terminals are, said on start. @param {boolean} pty @param {boolean | undefined} off */
+function terminals(pty, off) {
+  if (pty) return 'PTY (node-pty)';
+  if (off) return 'pipes (--no-pty)';
+  return (
+    'pipes (node-pty is not installed here, or did not build: no prompt, no full-screen programs; a real terminal ' +
+    'needs node-pty built where wsh-server is installed: `npm install node-pty`, install scripts allowed, a C++ toolchain)'
+  );
+}
+
 try {
   const { values } = parseArgs({
     options: {
@@ -84,7 +94,7 @@ try {
   const relay = list(values['relay-allow']);
   process.stderr.write(
     `wsh-server: listening on ${server.url}; keys: ${keySources.filter(Boolean).join(' and ')}; ` +
-      `terminals: ${server.pty ? 'PTY (node-pty)' : 'pipes (install node-pty for a real terminal)'}; ` +
+      `terminals: ${terminals(server.pty, values['no-pty'])}; ` +
       `relay: ${relay.length ? relay.join(', ') : 'off'}; MCP for a workspace Clawser exposes: ${server.mcpUrl}\n`,
   );
   const stop = () => server.close().then(() => process.exit(0));

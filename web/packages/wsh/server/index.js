@@ -69,7 +69,10 @@ export const NO_KEYS_MESSAGE =
 export async function createWshServer(options = {}) {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-  const pty = options.pty === undefined || options.pty === 'auto' ? await loadNodePty() : options.pty;
+  const pty =
+    options.pty === undefined || options.pty === 'auto'
+      ? await loadNodePty(undefined, (reason) => log(`node-pty could not be loaded, terminals run on pipes: ${reason}`))
+      : options.pty;
   const relayAllow = options.relayAllow ?? [];
   const origins = options.origins ?? DEFAULT_ORIGINS;
   const { keysFile, keys } = options;

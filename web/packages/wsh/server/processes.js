@@ -26,13 +26,15 @@ import { WshError } from '../errors.js';
 /**
  * Loads node-pty when it is installed; null when not (the usual case: it needs a native build).
  * @param {(name: string) => Promise<any>} [importModule] how to import it (tests force it off or on); any: an optional module
+ * @param {(reason: string) => void} [onMissing] told why it could not be loaded (not installed, its native build missing)
  */
-export async function loadNodePty(importModule = (/** @type {string} */ name) => import(name)) {
+export async function loadNodePty(importModule = (/** @type {string} */ name) => import(name), onMissing = () => {}) {
   try {
     const name = 'node-pty'; // a variable, so bundlers and type checkers leave the optional module alone
     const mod = await importModule(name);
     return /** @type {PtyModule} */ (mod.default ?? mod);
-  } catch {
+  } catch (err) {
+    onMissing(String(/** @type {Error} */ (err)?.message ?? err).split('\n')[0]);
     return null;
   }
 }

@@ -1,6 +1,7 @@
 // Terminals: with node-pty installed the server runs a terminal on a PTY and says so ('pty');
-// without it, on pipes ('pipe'), also said. The PTY path runs against a stand-in with node-pty's API
-// and the pipe path with node-pty forced off, so the tests hold whether node-pty is installed or not.
+// without it, on pipes ('pipe'), also said. Here the server's plumbing (the size it spawns with, the
+// resize and input it passes on, exec staying on pipes) runs against a stand-in that records what it
+// was asked; pty-real.test.js runs a terminal on the real node-pty (or, where it did not build, pipes).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
@@ -70,8 +71,11 @@ test('loadNodePty: node-pty missing (its import forced to fail) answers null; pr
     asked.push(name);
     throw new Error(`Cannot find package '${name}'`); // what import() says when it is not installed
   };
-  assert.equal(await loadNodePty(missing), null);
+  /** @type {string[]} */
+  const reasons = [];
+  assert.equal(await loadNodePty(missing, (r) => reasons.push(r)), null);
   assert.deepEqual(asked, ['node-pty']);
+  assert.deepEqual(reasons, ["Cannot find package 'node-pty'"], 'why it is missing is told');
   // Control: the same loader with node-pty importable hands its module over (default export or not).
   const fake = fakeNodePty();
   assert.equal(await loadNodePty(async () => ({ default: fake })), fake);
