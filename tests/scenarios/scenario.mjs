@@ -30,12 +30,14 @@ export async function turn(page, llm, text, script, done, options = {}) {
     await Promise.race([approval.waitFor(), reply.waitFor()]);
     if (!(await approval.isVisible())) break;
     const name = /^Allow “(.+?)”/.exec(await approval.locator('h2').innerText())?.[1];
+    // This dialog, by its title's id: the next call's may open as soon as it closes.
+    const shown = page.locator(`dialog[aria-labelledby="${await approval.getAttribute('aria-labelledby')}"]`);
     asked.push(name ?? '?');
     const always = approval.getByRole('button', { name: 'Always allow' });
     if (options.answer === 'deny') await approval.getByRole('button', { name: 'Deny' }).click();
     else if (options.answer !== 'once' && (await always.count())) await always.click();
     else await approval.getByRole('button', { name: 'Allow once' }).click();
-    await approval.waitFor({ state: 'detached' });
+    await shown.waitFor({ state: 'detached' });
   }
   return asked;
 }
