@@ -17,11 +17,13 @@ import { waitUntil } from '../fixtures/wait.mjs';
  * whose approval was asked, in order.
  * @param {Page} page @param {Llm} llm @param {string} text @param {ScriptedResponse[]} script
  * @param {string} done text of the final reply
- * @param {{answer?: 'allow' | 'once' | 'deny'}} [options]
+ * @param {{answer?: 'allow' | 'once' | 'deny', send?: () => Promise<unknown>}} [options] `send`: how the turn starts instead
+ *   of typing `text` (e.g. a Retry button)
  */
 export async function turn(page, llm, text, script, done, options = {}) {
   llm.enqueue(...script);
-  await sendMessage(page, text);
+  if (options.send) await options.send();
+  else await sendMessage(page, text);
   const approval = page.getByRole('dialog', { name: /^Allow “/ });
   const reply = page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: done });
   /** @type {string[]} */
