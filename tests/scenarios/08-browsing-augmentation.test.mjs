@@ -35,7 +35,13 @@ const site = createServer((req, res) => {
   res.end(req.url === '/wasm.html' ? ARTICLE : 'not found');
 });
 await new Promise((resolve) => site.listen(0, '127.0.0.2', () => resolve(undefined)));
-fx.defer(() => new Promise((resolve) => site.close(() => resolve(undefined))));
+fx.defer(
+  () =>
+    new Promise((resolve) => {
+      site.closeAllConnections();
+      site.close(() => resolve(undefined));
+    }),
+);
 const ARTICLE_URL = `http://127.0.0.2:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}/wasm.html`;
 
 const EXISTING = '# WASM research\n\n- The shell is compiled to WebAssembly (2026-10)\n';

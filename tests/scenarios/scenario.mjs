@@ -98,7 +98,14 @@ export async function startSite(fx, pages) {
     res.end(body ?? 'not found');
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  fx.defer(() => new Promise((resolve) => server.close(() => resolve(undefined))));
+  // Its keep-alive connections from the browser are cut, so closing does not wait for them.
+  fx.defer(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
+  );
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   return { hits, host: `127.0.0.1:${port}`, url: `http://127.0.0.1:${port}` };
 }
