@@ -11,7 +11,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BROWSER_TESTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'tests', 'browser');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BROWSER_TESTS = join(ROOT, 'tests', 'browser');
+/** The PRD's scenario tests (docs/scenarios.md): browser tests too, importing ../browser/fixture.mjs. */
+const SCENARIO_TESTS = join(ROOT, 'tests', 'scenarios');
 
 /**
  * Browser test files that may set up otherwise, each with its reason. Empty: every file uses the
@@ -35,7 +38,7 @@ export function setUpFindings(source) {
   /** @type {string[]} */
   const found = [];
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  if (!/from\s+['"]\.\/fixture\.mjs['"]/.test(code)) found.push('does not import ./fixture.mjs');
+  if (!/from\s+['"](?:\.\/|\.\.\/browser\/)fixture\.mjs['"]/.test(code)) found.push('does not import ./fixture.mjs');
   if (!/(?<![\w$.])(useFixture|openFixture)\s*\(/.test(code)) found.push('opens no fixture (useFixture or openFixture)');
   if (code.includes(LAUNCH)) found.push(`calls ${LAUNCH}`);
   if (code.includes(PERSISTENT)) found.push(`calls ${PERSISTENT}`);
@@ -47,12 +50,15 @@ export function setUpFindings(source) {
   return found;
 }
 
-/** The browser test files: name → source. */
+/** The browser test files (and the scenario tests): name → source. */
 function browserTests() {
-  return readdirSync(BROWSER_TESTS)
-    .filter((f) => f.endsWith('.test.mjs'))
-    .sort()
-    .map((f) => ({ file: f, source: readFileSync(join(BROWSER_TESTS, f), 'utf8') }));
+  /** @param {string} dir @param {string} prefix */
+  const of = (dir, prefix) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.test.mjs'))
+      .sort()
+      .map((f) => ({ file: `${prefix}${f}`, source: readFileSync(join(dir, f), 'utf8') }));
+  return [...of(BROWSER_TESTS, ''), ...of(SCENARIO_TESTS, 'scenarios/')];
 }
 
 test('the check finds a set-up of its own and passes one made through the fixture (control)', () => {
@@ -100,12 +106,18 @@ test('the check finds a set-up of its own and passes one made through the fixtur
     'test("x", async (t) => { const own = await openFixture({}, t); });',
   ].join('\n');
   assert.deepEqual(setUpFindings(shared), []);
+  // A scenario test (tests/scenarios/) imports the same fixture from its folder.
+  assert.deepEqual(setUpFindings("import { useFixture } from '../browser/fixture.mjs';\nconst fx = await useFixture({});"), []);
 });
 
 test('every browser test file sets up through the shared fixture, and every allowed exception is still needed', () => {
   const files = browserTests();
   assert.ok(files.length >= 40, `the browser tests were found (${files.length})`);
   assert.ok(files.some((f) => f.file === 'a11y.test.mjs'));
+  assert.ok(
+    files.some((f) => f.file.startsWith('scenarios/')),
+    'the scenario tests are checked too',
+  );
   /** @type {string[]} */
   const own = [];
   for (const { file, source } of files) {

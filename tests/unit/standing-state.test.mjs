@@ -360,6 +360,33 @@ quoted and reported', async () => {
   assert.deepEqual(conversation.events.find((e) => e.type === 'memory_recalled')?.data.flagged, ['[learned] note']);
 });
 
+test('a turn resumed by an agent made after a restart recalls its memories again; one that has them keeps them (control)', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'ws');
+  const id = (await store.create()).id;
+  const memories = [{ id: 'm1', key: 'migration', category: 'context', content: 'Stage 1 is committed; the middleware is next.' }];
+  /** @type {string[]} */
+  const asked = [];
+  const recall = async (/** @type {string} */ text) => (asked.push(text), /** @type {any} */ (memories));
+  // The first agent's request fails mid-turn: the conversation ends with the user's message.
+  const first = new ClawserAgent({
+    provider: new ScriptedProvider([{ error: { code: 'network', message: 'cut off' } }, { text: 'resumed here' }]),
+    conversation: await store.open(id),
+    recall,
+  });
+  await first.run('continue with the middleware');
+  assert.deepEqual(asked, ['continue with the middleware']);
+  // Control: the same agent resumes with the memories it has, not asking again.
+  for await (const _ of first.resumeStream('continue with the middleware'));
+  assert.equal(asked.length, 1);
+  // After a restart: a new agent on the stored conversation, with no memories in its context.
+  const provider = new ScriptedProvider([{ text: 'resumed after the restart' }]);
+  const second = new ClawserAgent({ provider, conversation: await store.open(id), recall });
+  for await (const _ of second.resumeStream('continue with the middleware'));
+  assert.deepEqual(asked, ['continue with the middleware', 'continue with the middleware']);
+  assert.match(String(provider.requests[0].system), /<standing-data kind="memories">[\s\S]*\[context\] migration: Stage 1 is committed/);
+});
+
 test('active goals in the system prompt are framed as notes written earlier, sanitized', async () => {
   const goals = new GoalStore({ fs: new MemoryFileSystem() });
   await goals.add({ description: 'Ship the report' });

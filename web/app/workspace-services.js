@@ -473,6 +473,10 @@ export class WorkspaceServices {
       workspaceId,
       handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null,
     );
+    // Services made before the folder was known (the scheduler starts every workspace's at
+    // start-up) hold a repository over the workspace's own files: rebuilt over the folder, so
+    // the agent's git tools and auto-commit after a restart commit in the folder, as before it.
+    if (handle) this.refreshFiles(workspaceId);
   }
 
   /**

@@ -213,28 +213,48 @@ export class ClawserAgent {
   }
 
   /**
+   * Continues the turn the conversation ends with (a request cut off when the tab closed, tool
+   * results not answered yet). An agent made since the turn began (the page reloaded, the browser
+   * restarted) has no memories in its context: they are recalled for `text`, the turn's request,
+   * as the turn had them at first; an agent that already has them keeps them.
+   * @param {string} text @param {{signal?: AbortSignal}} [options]
+   * @returns {AsyncGenerator<AgentStreamEvent>}
+   */
+  async *resumeStream(text, options = {}) {
+    if (!this.memoryContext) yield* this.#recallFor(text);
+    yield* this.respond(options);
+  }
+
+  /**
+   * Puts the memories relevant to `input` into the turn's context (and records which).
+   * @param {string} input
+   * @returns {AsyncGenerator<AgentStreamEvent>}
+   */
+  async *#recallFor(input) {
+    if (!this.recall) return;
+    // A failing memory search must not cost the user their turn.
+    const memories = await this.recall(input).catch(() => []);
+    if (!memories.length) return;
+    const framed = frameStandingData(
+      'memories',
+      memories.map((m) => ({ label: `[${m.category}] ${m.key}`, text: m.content })),
+      this.safety?.enabled ? this.safety.sanitizer : null,
+    );
+    this.memoryContext = framed.text;
+    /** @type {import('../events.d.ts').MemoryRecalledData} */
+    const data = { memories: memories.map((m) => ({ id: m.id, key: m.key })) };
+    if (framed.flagged.length) data.flagged = framed.flagged;
+    yield await this.#record('memory_recalled', data, 'system');
+  }
+
+  /**
    * Recalls memories for `input`, then calls the model until the turn ends.
    * @param {string} input @param {{signal?: AbortSignal, fresh?: boolean}} options
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *#answer(input, options) {
     this.#turnCost = { cents: 0, unpriced: 0 };
-    if (this.recall) {
-      // A failing memory search must not cost the user their turn.
-      const memories = await this.recall(input).catch(() => []);
-      if (memories.length) {
-        const framed = frameStandingData(
-          'memories',
-          memories.map((m) => ({ label: `[${m.category}] ${m.key}`, text: m.content })),
-          this.safety?.enabled ? this.safety.sanitizer : null,
-        );
-        this.memoryContext = framed.text;
-        /** @type {import('../events.d.ts').MemoryRecalledData} */
-        const data = { memories: memories.map((m) => ({ id: m.id, key: m.key })) };
-        if (framed.flagged.length) data.flagged = framed.flagged;
-        yield await this.#record('memory_recalled', data, 'system');
-      }
-    }
+    yield* this.#recallFor(input);
     await this.hooks?.run('onSessionStart', { conversationId: this.conversation.id });
     let reason = 'done';
     try {

@@ -166,7 +166,7 @@ export class Turns {
     const f = this.core.state.failure;
     if (!f || this.deps.busy()) return Promise.resolve();
     const as = f.agent ? { agent: f.agent } : {};
-    if (f.resume) return this.run(f.text, (agent, signal) => agent.respond({ signal }), as);
+    if (f.resume) return this.run(f.text, (agent, signal) => agent.resumeStream(f.text, { signal }), as);
     if (f.text === CONTINUE_TEXT)
       return this.run(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }), as);
     return this.send(f.text, this.#lastImages?.text === f.text ? this.#lastImages.images : []);

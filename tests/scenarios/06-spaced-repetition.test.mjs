@@ -1,0 +1,130 @@
+// PRD scenario 6, skill learning with spaced repetition, over a week of the pages' clock: the
+// agent writes a Rust curriculum, records the student's progress, remembers a misconception about
+// lifetimes and schedules reviews by difficulty: lifetimes (hard) in 3 days, ownership (easy) in 7.
+// The clock moves: on day 3 only the lifetimes review runs; it recalls the misconception into the
+// model's context, and the curriculum and progress are updated; on day 7 the ownership review runs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useFixture } from '../browser/fixture.mjs';
+import { toolResults, turn, workspaceFile } from './scenario.mjs';
+
+const DAY = 86_400_000;
+const START = Math.floor(Date.now() / DAY) * DAY - 10 * DAY + 18 * 3_600_000;
+
+const fx = await useFixture({
+  llm: {},
+  beforePage: ({ context }) => context.clock.install({ time: START }),
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1`, autonomy: 'full' }),
+});
+const { llm, page } = fx;
+
+const CURRICULUM = '# Rust curriculum\n\n1. Ownership\n2. Borrowing\n3. Lifetimes\n';
+const ADAPTED = '# Rust curriculum\n\n1. Ownership\n2. Borrowing\n3. Lifetimes (extra practice: returning references)\n';
+const MISCONCEPTION = 'Lifetimes misconception: the student thinks a returned reference can outlive the value it borrows';
+const PROGRESS = '# Rust progress\n\n';
+/** The scheduled tasks the model was asked to carry out, by job name. */
+const scheduled = () =>
+  llm.requests
+    .map((r) => ({ name: /^\[Scheduled task “(.+?)”/.exec(String(r.body?.messages?.at(-1)?.content ?? ''))?.[1], body: r.body }))
+    .filter((r) => r.name !== undefined);
+
+/** Moves the clock to `at` and runs the scheduler's minute timer. @param {number} at */
+async function clockTo(at) {
+  await fx.context.clock.setSystemTime(at - 20_000);
+  await fx.context.clock.fastForward('01:05');
+}
+
+test('session 1: curriculum, progress and a misconception recorded; reviews scheduled by difficulty', async () => {
+  const asked = await turn(
+    page,
+    llm,
+    'Teach me Rust - track my progress and misconceptions. I think a function can return a reference to its local String.',
+    [
+      {
+        toolCalls: [
+          { id: 'c1', name: 'fs_write', arguments: { path: 'artifacts/rust-curriculum.md', content: CURRICULUM } },
+          {
+            id: 'p1',
+            name: 'fs_write',
+            arguments: { path: 'artifacts/rust-progress.md', content: `${PROGRESS}- Day 1: ownership 4/5, lifetimes 1/5\n` },
+          },
+          { id: 'm1', name: 'memory_store', arguments: { key: 'lifetimes misconception', content: MISCONCEPTION, category: 'learned' } },
+          {
+            id: 's1',
+            name: 'schedule_add',
+            arguments: { when: 'in 3 days', name: 'Review lifetimes', prompt: 'Review the lifetimes misconception with the student.' },
+          },
+          {
+            id: 's2',
+            name: 'schedule_add',
+            arguments: { when: 'in 7 days', name: 'Review ownership', prompt: 'Review ownership with the student.' },
+          },
+        ],
+      },
+      { text: 'Lifetimes again in 3 days, ownership in a week.' },
+    ],
+    'Lifetimes again in 3 days, ownership in a week.',
+  );
+  assert.deepEqual(asked, ['fs_write', 'schedule_add']);
+  assert.equal(await workspaceFile(page, 'artifacts/rust-curriculum.md'), CURRICULUM);
+});
+
+test('day 2 nothing is due; day 3 only the lifetimes review runs, with the misconception recalled; curriculum adapts', async () => {
+  await clockTo(START + 2 * DAY);
+  assert.deepEqual(
+    scheduled().map((s) => s.name),
+    [],
+  );
+  llm.enqueue(
+    { toolCalls: [{ id: 'r1', name: 'memory_recall', arguments: { query: 'lifetimes misconception', category: 'learned' } }] },
+    {
+      toolCalls: [
+        { id: 'c2', name: 'fs_write', arguments: { path: 'artifacts/rust-curriculum.md', content: ADAPTED } },
+        {
+          id: 'p2',
+          name: 'fs_write',
+          arguments: { path: 'artifacts/rust-progress.md', content: '- Day 3: lifetimes 3/5\n', mode: 'append' },
+        },
+      ],
+    },
+    { text: 'You struggled with lifetimes 3 days ago - we revisited them.' },
+  );
+  await clockTo(START + 3 * DAY + 60_000);
+  await page.locator('.msg.assistant .msg-body', { hasText: 'You struggled with lifetimes 3 days ago' }).waitFor();
+  const runs = scheduled();
+  assert.deepEqual(
+    runs.map((s) => s.name),
+    ['Review lifetimes'],
+  );
+  // The job's turn recalled the misconception of three days before, word for word.
+  assert.match((await toolResults(page)).r1.result, new RegExp(`^- \\[learned\\] lifetimes misconception: ${MISCONCEPTION}$`, 'm'));
+  assert.match(JSON.stringify(llm.requests.at(-1)?.body.messages), /returned reference can outlive/);
+  assert.equal(await workspaceFile(page, 'artifacts/rust-curriculum.md'), ADAPTED);
+  assert.equal(
+    await workspaceFile(page, 'artifacts/rust-progress.md'),
+    `${PROGRESS}- Day 1: ownership 4/5, lifetimes 1/5\n- Day 3: lifetimes 3/5\n`,
+    'progress accumulates',
+  );
+});
+
+test('day 7 the ownership review runs, and the lifetimes review does not run again', async () => {
+  llm.enqueue(
+    {
+      toolCalls: [
+        {
+          id: 'p3',
+          name: 'fs_write',
+          arguments: { path: 'artifacts/rust-progress.md', content: '- Day 7: ownership 5/5\n', mode: 'append' },
+        },
+      ],
+    },
+    { text: 'Ownership mastered.' },
+  );
+  await clockTo(START + 7 * DAY + 60_000);
+  await page.locator('.msg.assistant .msg-body', { hasText: 'Ownership mastered.' }).waitFor();
+  assert.deepEqual(
+    scheduled().map((s) => s.name),
+    ['Review lifetimes', 'Review ownership'],
+  );
+  assert.match(String(await workspaceFile(page, 'artifacts/rust-progress.md')), /Day 3: lifetimes 3\/5\n- Day 7: ownership 5\/5\n$/);
+});
