@@ -11,6 +11,7 @@ import { fileCommands } from './commands/files.js';
 import { tarCommand } from './commands/tar.js';
 import { gzipCommands } from './commands/gzip.js';
 import { sortCommand } from './commands/sort.js';
+import { endOfOptionsCommands } from './commands/end-of-options.js';
 import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
@@ -148,6 +149,7 @@ export class Shell {
       defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
       protectedRm(() => this.fs.permit?.('delete') ?? null),
       xargsOptions(),
+      ...endOfOptionsCommands(),
       // just-bash's `which` looks for files under /usr/bin, which the workspace does not have.
       defineCommand('which', async (args) => {
         const names = new Set(this.commandNames());
