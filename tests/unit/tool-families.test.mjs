@@ -296,6 +296,8 @@ test('the tools that run code declare it (runsCode): shell, run_js, run_python, 
 const TOOL_NAME_ALLOWED = {
   // The Codex's code blocks are run_js / run_python calls: the wire of code a model writes (CODE_TOOL, PYTHON_TOOL).
   'agent/runtime/codex.js': ['run_js', 'run_python'],
+  // The Terminal's `python` command is a run_python call (the user's Python through the tool's sandbox and gates).
+  'shell/commands/python.js': ['run_python'],
   // A built tool's capabilities are these tools' calls, through their gates (readFiles, writeFiles).
   'tools/builder/sandboxed.js': ['fs_read', 'fs_list', 'fs_write'],
   // What a Python run wrote is saved as these tools' calls, through their gates.

@@ -8,6 +8,8 @@ import { createShell } from '../shell/shell.js';
 import { gitCommand } from '../shell/commands/git.js';
 import { clawserCommand } from '../shell/commands/clawser.js';
 import { wshCommand } from '../shell/commands/wsh.js';
+import { pythonCommands } from '../shell/commands/python.js';
+import { PythonSandboxes } from './python-sandboxes.js';
 import { ruleFetch } from '../tools/web.js';
 import { SECRET_FOLDERS } from '../storage/workspace-folders.js';
 import { z } from 'zod';
@@ -44,7 +46,7 @@ const HistorySchema = z.array(z.string().max(20_000)).max(HISTORY_LIMIT);
  */
 
 /**
- * A workspace's terminal sessions: shells over its files with `git`, `clawser` and `curl`, kept
+ * A workspace's terminal sessions: shells over its files with `git`, `clawser`, `python` and `curl`, kept
  * while the page lives (switching panels does not lose a session), and one history shared by
  * the workspace's sessions and kept across reloads.
  *
@@ -53,6 +55,9 @@ const HistorySchema = z.array(z.string().max(20_000)).max(HISTORY_LIMIT);
  * (Clawser's folders stay read-only, curl follows web_fetch's address rules and allowlist).
  */
 export class TerminalHost {
+  /** The sessions' Python sandboxes (`python`); only the most recent stays loaded. */
+  #pythons = new PythonSandboxes();
+
   /** @param {TerminalHostDeps} deps */
   constructor(deps) {
     this.deps = deps;
@@ -89,7 +94,28 @@ export class TerminalHost {
     const deps = this.deps;
     /** @type {ToolContext | null} */
     let context = null;
-    const toolContext = async () => (context ??= await deps.toolContext());
+    const id = this.nextId++;
+    /** The user's own tool call: no approval dialog, the tool's own checks. @type {NonNullable<ToolContext['callTool']>} */
+    const callTool = async (name, args, signal) => {
+      const tool = deps.registry.get(name);
+      if (!tool) return { ok: false, output: `There is no tool named "${name}".` };
+      const checked = deps.registry.validate(name, args);
+      if (!checked.ok) return { ok: false, output: checked.error };
+      try {
+        const r = await tool.run(checked.value, { ...(await toolContext()), ...(signal ? { signal } : {}) });
+        return { ok: r.ok, output: r.output };
+      } catch (err) {
+        return { ok: false, output: `${name} failed: ${/** @type {Error} */ (err)?.message ?? String(err)}` };
+      }
+    };
+    // run_python (the `python` command) runs in the session's own Python sandbox, and saves a
+    // `--write` run's files through this same call (fs_write / fs_delete).
+    const toolContext = async () =>
+      (context ??= {
+        ...(await deps.toolContext()),
+        callTool,
+        runPython: async (code, o) => (await this.#pythons.for(`terminal-${id}`, o.signal)).run(code, o),
+      });
     const shell = createShell({
       fs: deps.fs,
       // Encrypted secrets stay out of reach even for the user's shell; the rest is theirs to read.
@@ -98,18 +124,7 @@ export class TerminalHost {
       commands: [
         gitCommand(deps.git),
         clawserCommand({
-          callTool: async (name, args, signal) => {
-            const tool = deps.registry.get(name);
-            if (!tool) return { ok: false, output: `There is no tool named "${name}".` };
-            const checked = deps.registry.validate(name, args);
-            if (!checked.ok) return { ok: false, output: checked.error };
-            try {
-              const r = await tool.run(checked.value, { ...(await toolContext()), signal });
-              return { ok: r.ok, output: r.output };
-            } catch (err) {
-              return { ok: false, output: `${name} failed: ${/** @type {Error} */ (err)?.message ?? String(err)}` };
-            }
-          },
+          callTool,
           tools: () =>
             deps.registry
               .list()
@@ -118,6 +133,7 @@ export class TerminalHost {
           setConfig: deps.setConfig,
           act: deps.act,
         }),
+        ...pythonCommands({ callTool }),
         wshCommand({
           list: async () => (await this.#machines()).list().map((m) => m.name),
           connect: (name) => this.#connect(session, name),
@@ -129,7 +145,7 @@ export class TerminalHost {
       },
     });
     /** @type {TerminalSession} */
-    const session = { id: this.nextId++, shell, remote: null };
+    const session = { id, shell, remote: null };
     this.sessions.push(session);
     return session;
   }
