@@ -21,3 +21,35 @@ export async function seriousViolations(page, selector) {
       .flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) => `${v.id}: ${n.target.join(' ')} — ${v.help}`));
   }, selector);
 }
+
+/** The themes and the widths a surface is scanned in: a laptop and a phone. */
+const SCHEMES = /** @type {const} */ (['light', 'dark']);
+const WIDTHS = [1280, 360];
+
+/**
+ * `seriousViolations` in both themes at 1280 and 360 px wide, each line prefixed with where it was
+ * found ("dark 360px: …"); the page is left in the light theme at its size before. `shown`, when
+ * given, must be visible in each look (so the state scanned is the one meant, e.g. a list still open).
+ * @param {import('playwright-core').Page} page @param {string} selector
+ * @param {import('playwright-core').Locator} [shown]
+ * @returns {Promise<string[]>}
+ */
+export async function seriousViolationsEach(page, selector, shown) {
+  const size = page.viewportSize() ?? { width: 1280, height: 800 };
+  /** @type {string[]} */
+  const found = [];
+  try {
+    for (const colorScheme of SCHEMES) {
+      for (const width of WIDTHS) {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize({ width, height: size.height });
+        if (shown && !(await shown.isVisible())) throw new Error(`${colorScheme} ${width}px: what is scanned is not shown`);
+        for (const v of await seriousViolations(page, selector)) found.push(`${colorScheme} ${width}px: ${v}`);
+      }
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize(size);
+  }
+  return found;
+}

@@ -1,5 +1,6 @@
 // Offline: after the first visit the service worker serves the shell, every module and the
-// vendor files; the app loads and chats (Echo) with the network off and with the server gone,
+// vendor files; the app loads and chats (Echo) with the network off and with the server gone, reads
+// PDF, DOCX, XLSX and CSV attachments and shows HTML, SVG, CSV and Mermaid artifacts offline,
 // and semantic memory (the embedding worker, the model installed once) works with the server gone.
 // A new version is offered with an in-app prompt and old caches are removed.
 import { test } from 'node:test';
@@ -10,7 +11,7 @@ import { offMachine, waitInPage } from './helpers.mjs';
 import { openFixture } from './fixture.mjs';
 import { startModelServer } from '../fixtures/tiny-model.mjs';
 import { PANEL_NAV } from '../../web/app/panel-nav.js';
-import { makePdf, makeDocx } from '../fixtures/documents.mjs';
+import { makePdf, makeDocx, makeXlsx } from '../fixtures/documents.mjs';
 
 /**
  * A Codex turn with Echo: the message is a code block that calls a tool; its run is approved
@@ -103,8 +104,10 @@ test('installable; after one visit the app loads and chats offline, every file f
     await page.getByText('Echo: offline hello').waitFor();
     // Code runs offline too — in the sandbox, calling a tool (a Codex turn: Echo has no native tools).
     await runCodeTurn(page, 'offline');
-    // Documents are read offline: a PDF and a DOCX attached through the composer's file input are read in the
-    // document worker (pdf.js and mammoth from the service worker), shown as chips, and their text reaches Echo.
+    // Documents are read offline: a PDF, a DOCX, an XLSX and a CSV attached through the composer's file input are read in
+    // the document worker (pdf.js, mammoth, read-excel-file and Papa Parse from the service worker), shown as chips, and
+    // their text reaches Echo.
+    const csv = Buffer.from('place,state\nCSV row,offline\n');
     await page.locator('form.composer input[type=file]').setInputFiles([
       { name: 'offline.pdf', mimeType: 'application/pdf', buffer: makePdf(['Read with the network off']) },
       {
@@ -112,32 +115,57 @@ test('installable; after one visit the app loads and chats offline, every file f
         mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
         buffer: makeDocx(['A Word paragraph offline']),
       },
+      {
+        name: 'offline.xlsx',
+        mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        buffer: makeXlsx('Offline', [
+          ['sheet', 'cells'],
+          ['Excel cell', 'offline'],
+        ]),
+      },
+      { name: 'offline.csv', mimeType: 'text/csv', buffer: csv },
     ]);
     const attached = page.getByRole('list', { name: 'Attachments' });
-    await attached
-      .getByRole('listitem')
-      .filter({ hasText: /offline\.pdf · PDF · 1 page · \d+ B/ })
-      .waitFor();
-    await attached
-      .getByRole('listitem')
-      .filter({ hasText: /offline\.docx · Word · [\d.]+ K?B/ })
-      .waitFor();
+    for (const chip of [
+      /offline\.pdf · PDF · 1 page · \d+ B/,
+      /offline\.docx · Word · [\d.]+ K?B/,
+      /offline\.xlsx · Excel · 1 sheet · 2 rows · [\d.]+ K?B/,
+      new RegExp(`offline\\.csv · CSV · 2 rows · ${csv.length} B`),
+    ])
+      await attached.getByRole('listitem').filter({ hasText: chip }).waitFor();
     await page.getByRole('textbox', { name: 'Message' }).fill('read these offline');
     await page.getByRole('button', { name: 'Send' }).click();
     const echoed = page.locator('.msg.assistant', { hasText: 'read these offline' });
-    await echoed.getByText('Read with the network off', { exact: false }).waitFor();
-    await echoed.getByText('A Word paragraph offline', { exact: false }).waitFor();
-    for (const file of ['/web/files/document-worker.js', '/web/vendor/pdfjs.js', '/web/vendor/pdf.worker.js', '/web/vendor/mammoth.js'])
+    for (const text of ['Read with the network off', 'A Word paragraph offline', 'Excel cell,offline', 'CSV row,offline'])
+      await echoed.getByText(text, { exact: false }).waitFor();
+    const documentFiles = ['/web/files/document-worker.js', '/web/vendor/pdfjs.js', '/web/vendor/pdf.worker.js', '/web/vendor/mammoth.js'];
+    for (const file of [...documentFiles, '/web/vendor/read-excel-file.js', '/web/vendor/papaparse.js'])
       assert.ok(
         responses.some((r) => new URL(r.url).pathname === file && r.fromSW),
         `${file} came from the service worker`,
       );
-    // An artifact shows offline, none having been shown before: Echo repeats a Mermaid block, whose diagram is drawn in
-    // the artifact frame (from the browser's cache) with Mermaid (from the service worker).
-    await page.getByRole('textbox', { name: 'Message' }).fill('```mermaid\nflowchart LR\n  Offline --> Drawn\n```');
+    // Artifacts show offline, none having been shown before: Echo repeats an HTML page, an SVG, a CSV table and a Mermaid
+    // block; each is drawn in the artifact frame (from the browser's cache), the diagram with Mermaid (from the service worker).
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40"><circle cx="20" cy="20" r="15" fill="teal"/></svg>';
+    await page
+      .getByRole('textbox', { name: 'Message' })
+      .fill(
+        '```html\n<!doctype html><html><body><h1>Page offline</h1></body></html>\n```\n\n' +
+          `\`\`\`svg\n${svg}\n\`\`\`\n\n\`\`\`csv\nfruit,count\napples,12\npears,7\n\`\`\`\n\n` +
+          '```mermaid\nflowchart LR\n  Offline --> Drawn\n```',
+      );
     await page.getByRole('button', { name: 'Send' }).click();
     const diagram = page.frameLocator('iframe[title="Artifact mermaid-1"]');
     await diagram.locator('svg').getByText('Drawn', { exact: true }).waitFor();
+    const pick = page.getByRole('complementary', { name: 'Artifact' }).getByRole('combobox', { name: 'Artifact to show' });
+    await pick.selectOption('csv-1');
+    const table = page.frameLocator('iframe[title="Artifact csv-1"]');
+    await table.getByRole('cell', { name: 'pears' }).waitFor();
+    await table.getByRole('img', { name: 'Bar chart of count' }).waitFor();
+    await pick.selectOption('svg-1');
+    await page.frameLocator('iframe[title="Artifact svg-1"]').locator('circle[fill="teal"]').waitFor();
+    await pick.selectOption('html-1');
+    await page.frameLocator('iframe[title="Artifact html-1"]').getByRole('heading', { name: 'Page offline' }).waitFor();
     await page.getByRole('button', { name: 'Close artifact' }).click();
     // Every panel opens and shows its content offline, with no error.
     await everyPanel(page);

@@ -1,13 +1,13 @@
 // Icons are a vendored SVG set (Lucide, issue 37), never emoji: on a machine without a colour
 // emoji font every emoji is an empty box, and the folded rail was fourteen identical boxes. These
-// tests keep it so: no emoji pictograph in the UI's source or the panel registry, every icon named
+// tests keep it so: no emoji anywhere in the app's sources (web/, the shell, the extension), every icon named
 // is on the list that scripts/vendor.mjs vendors, and every name on it is a Lucide icon.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { WEB, webModules } from '../fixtures/web-modules.mjs';
 import { ICON_NAMES } from '../../web/ui/icon-names.js';
 import { loadBuiltinPanels } from '../../web/app/panels.js';
@@ -65,6 +65,59 @@ test('no emoji pictograph is used in the UI or the panel registry (control: the 
     { path: 'app/panels/x.js', source: "  icon: '🖥️',\n" },
   ]);
   assert.deepEqual(bad, ['ui/x-panel.js:1: 📁', 'ui/x-panel.js:2: ⚙', 'app/panels/x.js:1: 🖥']);
+});
+
+/** The repository's root: the shell, the service worker and the extension sit beside web/. */
+const ROOT = join(WEB, '..');
+
+/**
+ * What the whole-app scan leaves out, each with its reason. Nothing else under web/ is exempt.
+ * @type {Record<string, string>}
+ */
+export const EMOJI_EXEMPT = {
+  'web/vendor': 'generated copies of third-party packages, not our UI (their own glyphs are theirs)',
+  'web/safety/injection-weights.json': "the learned injection detector's weights: emoji are features of attacks, data not icons",
+  'web/safety/disguises.js': 'documents the emoji legends ("🤫 = ignore") and letter swaps (a↔z) that disguised injections use',
+};
+
+/** Text sources (binary files such as the extension's icon.png are not read). */
+const TEXT = new Set(['.js', '.mjs', '.css', '.html', '.json', '.md', '.txt', '.ts', '.webmanifest']);
+
+/** @param {string} dir a path from the root @returns {string[]} */
+function textFiles(dir) {
+  if (dir in EMOJI_EXEMPT) return [];
+  const abs = join(ROOT, dir);
+  if (!statSync(abs).isDirectory()) return TEXT.has(extname(dir)) ? [dir] : [];
+  return readdirSync(abs).flatMap((name) => textFiles(`${dir}/${name}`));
+}
+
+/** Every text file of web/ (but the exemptions), the shell, the service worker, the manifest and the extension. */
+const everySource = () =>
+  ['web', 'index.html', 'sw.js', 'manifest.webmanifest', 'extension']
+    .flatMap(textFiles)
+    .map((path) => ({ path, source: readFileSync(join(ROOT, path), 'utf8') }));
+
+test('no emoji anywhere in the app: all of web/ (each exemption with its reason), the shell, the service worker, the manifest and \
+the extension (control: every place is read, and an emoji in web/tools is caught)', () => {
+  const files = everySource();
+  for (const must of ['web/tools/registry.js', 'web/ui/artifact-frame.html', 'index.html', 'sw.js', 'manifest.webmanifest']) {
+    assert.ok(
+      files.some((f) => f.path === must),
+      `control: ${must} is read`,
+    );
+  }
+  assert.ok(
+    files.some((f) => f.path.startsWith('extension/') && f.path.endsWith('.js')),
+    'control: the extension is read',
+  );
+  assert.ok(files.some((f) => f.path.startsWith('web/packages/')) && !files.some((f) => f.path.startsWith('web/vendor/')));
+  for (const exempt of Object.keys(EMOJI_EXEMPT)) {
+    assert.ok(existsSync(join(ROOT, exempt)), `the exemption ${exempt} still exists (drop it if not)`);
+    assert.ok(!files.some((f) => f.path === exempt || f.path.startsWith(`${exempt}/`)), `${exempt} is left out`);
+  }
+  assert.deepEqual(emojiUses(files), []);
+  // Control: an emoji in a tool's output is caught like one in the UI.
+  assert.deepEqual(emojiUses([{ path: 'web/tools/x.js', source: "return { output: '✅ done' };" }]), ['web/tools/x.js:1: ✅']);
 });
 
 test('every icon the UI and the navigation name is on the vendored list; every name on it is a Lucide icon', async () => {
