@@ -50,6 +50,8 @@ export function setDefaultWebSocket(impl) {
  * @property {'auto' | 'websocket' | 'webtransport'} [transport] 'auto': WebTransport when the server offers it
  * @property {WebSocketConstructor} [WebSocket]
  * @property {WebTransportConstructor | null} [WebTransport]
+ * @property {{setTimeout?: (run: () => void, ms: number) => unknown, random?: () => number}} [timers] the clock and the jitter
+ *   source of the reconnect back-off (default: the global `setTimeout`, `Math.random`); a seam for tests
  */
 
 /** @typedef {'connecting' | 'open' | 'reconnecting' | 'idle' | 'closed'} ClientStatus */
@@ -428,9 +430,11 @@ export class WshClient extends EventTarget {
       return;
     }
     this.#setStatus('reconnecting', error);
-    const delay = Math.min(max, min * 2 ** this.#attempts) * (0.5 + Math.random() / 2);
+    const { setTimeout: later = setTimeout, random = Math.random } = this.options.timers ?? {};
+    // Doubling from min, capped at max; the jitter takes off up to half so that clients dropped together spread out.
+    const delay = Math.min(max, min * 2 ** this.#attempts) * (0.5 + random() / 2);
     this.#attempts++;
-    const attempt = new Promise((resolve) => setTimeout(resolve, delay)).then(() => {
+    const attempt = new Promise((resolve) => later(() => resolve(undefined), delay)).then(() => {
       if (this.#status === 'closed') return;
       return this.#open().catch((err) => {
         if (this.#status === 'closed') return;
