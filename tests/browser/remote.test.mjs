@@ -4,7 +4,8 @@
 // tests the connection — refused while the key is not listed, connected once it is; the scripted
 // model's remote_exec asks first (denied: nothing runs; approved: it runs, its output reaches the
 // model capped with the cap stated, and the turn is tainted); remote_put / remote_get move a
-// binary file both ways byte-exact.
+// binary file both ways byte-exact; Remove asks first (Cancel keeps the machine and its key) and deletes
+// the machine and its key from IndexedDB.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -279,4 +280,41 @@ test('the Terminal says when the connection to the machine drops, and the sessio
   ).catch(async (err) => {
     throw new Error(`${err.message}\n${await screen()}`);
   });
+});
+
+/** The machine keys kept in this browser's IndexedDB: stored name → the key blob of its public key line. */
+const storedKeys = () =>
+  page.evaluate(async () => {
+    const { IndexedDbKeyStore, publicKeyLine } = await import('/web/packages/wsh/index.js');
+    const store = new IndexedDbKeyStore();
+    /** @type {Record<string, string>} */
+    const out = {};
+    for (const name of await store.list()) {
+      const pair = await store.get(name);
+      if (name.startsWith('clawser-remote:') && pair) out[name] = (await publicKeyLine(pair, 'x')).split(' ')[1];
+    }
+    return out;
+  });
+
+test('Remove asks first: Cancel keeps the machine and its key; Remove deletes both, and the panel says so', async () => {
+  await page.getByRole('button', { name: 'Remote', exact: true }).click();
+  const laptopBlob = (await keyLineOf('laptop')).split(' ')[1];
+  const strangerBlob = (await keyLineOf('stranger')).split(' ')[1];
+  const before = await storedKeys();
+  assert.deepEqual(Object.values(before).sort(), [laptopBlob, strangerBlob].sort(), 'each machine has its key stored');
+
+  await machine('stranger').getByRole('button', { name: 'Remove stranger' }).click();
+  const ask = page.getByRole('dialog', { name: 'Remove “stranger”?' });
+  await ask.getByText('Its key is deleted from this browser').waitFor();
+  await ask.getByRole('button', { name: 'Cancel' }).click();
+  await ask.waitFor({ state: 'hidden' });
+  assert.equal(await machine('stranger').count(), 1, 'control: Cancel keeps the machine');
+  assert.deepEqual(await storedKeys(), before, 'control: Cancel keeps its key');
+
+  await machine('stranger').getByRole('button', { name: 'Remove stranger' }).click();
+  await ask.getByRole('button', { name: 'Remove', exact: true }).click();
+  await page.getByText('Removed “stranger” and its key.').waitFor();
+  await machine('stranger').waitFor({ state: 'detached' });
+  assert.equal(await machine('laptop').count(), 1, 'the other machine stays');
+  assert.deepEqual(Object.values(await storedKeys()), [laptopBlob], 'its key is gone from IndexedDB; the other key stays');
 });

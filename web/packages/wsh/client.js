@@ -50,6 +50,8 @@ export function setDefaultWebSocket(impl) {
  * @property {'auto' | 'websocket' | 'webtransport'} [transport] 'auto': WebTransport when the server offers it
  * @property {WebSocketConstructor} [WebSocket]
  * @property {WebTransportConstructor | null} [WebTransport]
+ * @property {{setTimeout?: (run: () => void, ms: number) => unknown, random?: () => number}} [timers] the clock and the jitter
+ *   source of the reconnect back-off (default: the global `setTimeout`, `Math.random`); a seam for tests
  */
 
 /** @typedef {'connecting' | 'open' | 'reconnecting' | 'idle' | 'closed'} ClientStatus */
@@ -253,51 +255,81 @@ export class WshClient extends EventTarget {
     return this.#connecting;
   }
 
-  /** @param {AbortSignal} [signal] */
+  /**
+   * Opens the connection and signs in. An abort at any step before the connection is ready (the
+   * socket opening, the hello, the WebTransport hop, the sign-in's answer) rejects with `aborted`;
+   * any failure closes what was opened.
+   * @param {AbortSignal} [signal]
+   */
   async #open(signal) {
     const WebSocketImpl =
       this.options.WebSocket ?? defaultWebSocket ?? /** @type {WebSocketConstructor | undefined} */ (globalThis.WebSocket);
     if (!WebSocketImpl)
       throw new WshError('connect_failed', 'No WebSocket here: in Node, import the package by its name (its Node entry uses ws).');
-    let transport = await openWebSocket(this.url, WebSocketImpl, signal);
-    let hello = await this.#nextFrame(transport, 'hello');
-    // any: WebTransport is not in every lib's types yet
-    const fromGlobal = /** @type {WebTransportConstructor | undefined} */ (/** @type {any} */ (globalThis).WebTransport);
-    const WebTransportImpl = this.options.WebTransport === undefined ? fromGlobal : this.options.WebTransport;
-    const pick = chooseTransport(hello, { preference: this.options.transport ?? 'auto', hasWebTransport: Boolean(WebTransportImpl) });
-    let authHost = new URL(this.url).host;
-    if (pick === 'webtransport' && WebTransportImpl && hello.webtransport) {
-      try {
-        const wt = await openWebTransport(hello.webtransport, WebTransportImpl);
-        hello = await this.#nextFrame(wt, 'hello');
-        transport.close(1000, 'moved to WebTransport');
-        transport = wt;
-        authHost = new URL(hello.webtransport ?? this.url).host;
-      } catch (err) {
-        if (this.options.transport === 'webtransport') throw err;
-        // auto: stay on the WebSocket
+    /** @type {Transport[]} what is open so far, closed if connecting fails */
+    const open = [];
+    /**
+     * A step of connecting, cancelled by the signal.
+     * @template R @param {Promise<R>} step @returns {Promise<R>}
+     */
+    const abortable = (step) => {
+      if (!signal) return step;
+      return new Promise((resolve, reject) => {
+        const onAbort = () => reject(new WshError('aborted', 'Connecting was cancelled.'));
+        if (signal.aborted) onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        step.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      });
+    };
+    try {
+      if (signal?.aborted) throw new WshError('aborted', 'Connecting was cancelled.');
+      let transport = await openWebSocket(this.url, WebSocketImpl, signal);
+      open.push(transport);
+      let hello = await abortable(this.#nextFrame(transport, 'hello'));
+      // any: WebTransport is not in every lib's types yet
+      const fromGlobal = /** @type {WebTransportConstructor | undefined} */ (/** @type {any} */ (globalThis).WebTransport);
+      const WebTransportImpl = this.options.WebTransport === undefined ? fromGlobal : this.options.WebTransport;
+      const pick = chooseTransport(hello, { preference: this.options.transport ?? 'auto', hasWebTransport: Boolean(WebTransportImpl) });
+      let authHost = new URL(this.url).host;
+      if (pick === 'webtransport' && WebTransportImpl && hello.webtransport) {
+        try {
+          const wt = await openWebTransport(hello.webtransport, WebTransportImpl, signal);
+          open.push(wt);
+          hello = await abortable(this.#nextFrame(wt, 'hello'));
+          transport.close(1000, 'moved to WebTransport');
+          transport = wt;
+          authHost = new URL(hello.webtransport ?? this.url).host;
+        } catch (err) {
+          if (this.options.transport === 'webtransport' || (err instanceof WshError && err.code === 'aborted')) throw err;
+          // auto: stay on the WebSocket
+          open.splice(1).forEach((t) => t.close(1000, 'staying on the WebSocket'));
+        }
       }
+      const key = this.options.key;
+      const signature = await abortable(sign(key, authMessage(hello.nonce, authHost)));
+      transport.send(
+        encodeFrame('auth', 0, {
+          version: PROTOCOL_VERSION,
+          publicKey: await publicKeyBlob(key),
+          signature: toBase64(signature),
+          host: authHost,
+        }),
+      );
+      const welcome = await abortable(this.#nextFrame(transport, 'welcome'));
+      this.#welcome = welcome;
+      this.#serves = { mcp: hello.mcp === true, hooks: hello.hooks === true };
+      this.#transport = transport;
+      this.#attempts = 0;
+      this.#setStatus('open');
+      transport.listen(
+        (bytes) => this.#receive(bytes),
+        (info) => this.#lost(transport, info),
+      );
+    } catch (err) {
+      const code = err instanceof WshError && err.code === 'version_mismatch' ? 1002 : 1000;
+      for (const t of open) t.close(code, err instanceof WshError ? err.code : 'connecting failed');
+      throw err;
     }
-    const key = this.options.key;
-    const signature = await sign(key, authMessage(hello.nonce, authHost));
-    transport.send(
-      encodeFrame('auth', 0, {
-        version: PROTOCOL_VERSION,
-        publicKey: await publicKeyBlob(key),
-        signature: toBase64(signature),
-        host: authHost,
-      }),
-    );
-    const welcome = await this.#nextFrame(transport, 'welcome');
-    this.#welcome = welcome;
-    this.#serves = { mcp: hello.mcp === true, hooks: hello.hooks === true };
-    this.#transport = transport;
-    this.#attempts = 0;
-    this.#setStatus('open');
-    transport.listen(
-      (bytes) => this.#receive(bytes),
-      (info) => this.#lost(transport, info),
-    );
   }
 
   /**
@@ -321,7 +353,7 @@ export class WshClient extends EventTarget {
                   `The server speaks wsh ${/** @type {Frame<'hello'>} */ (frame).header.versions}; this client speaks ${PROTOCOL_VERSION}.`,
                 ),
               );
-            resolve(/** @type {Frame<T>['header']} */ (frame.header));
+            else resolve(/** @type {Frame<T>['header']} */ (frame.header));
           }
         } catch (err) {
           transport.close(1002, 'protocol error');
@@ -398,9 +430,11 @@ export class WshClient extends EventTarget {
       return;
     }
     this.#setStatus('reconnecting', error);
-    const delay = Math.min(max, min * 2 ** this.#attempts) * (0.5 + Math.random() / 2);
+    const { setTimeout: later = setTimeout, random = Math.random } = this.options.timers ?? {};
+    // Doubling from min, capped at max; the jitter takes off up to half so that clients dropped together spread out.
+    const delay = Math.min(max, min * 2 ** this.#attempts) * (0.5 + random() / 2);
     this.#attempts++;
-    const attempt = new Promise((resolve) => setTimeout(resolve, delay)).then(() => {
+    const attempt = new Promise((resolve) => later(() => resolve(undefined), delay)).then(() => {
       if (this.#status === 'closed') return;
       return this.#open().catch((err) => {
         if (this.#status === 'closed') return;

@@ -61,6 +61,10 @@ function receiver() {
  */
 export function openWebSocket(url, WebSocketImpl, signal) {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new WshError('aborted', 'Connecting was cancelled.'));
+      return;
+    }
     let socket;
     try {
       socket = new WebSocketImpl(url);
@@ -138,18 +142,41 @@ export function openWebSocket(url, WebSocketImpl, signal) {
  * Opens a WebTransport session and one bidirectional stream for the frames.
  * @param {string} url
  * @param {WebTransportConstructor} WebTransportImpl
+ * @param {AbortSignal} [signal] cancels opening (the session is closed): rejects with `aborted`
  * @returns {Promise<Transport>}
  */
-export async function openWebTransport(url, WebTransportImpl) {
+export async function openWebTransport(url, WebTransportImpl, signal) {
+  if (signal?.aborted) throw new WshError('aborted', 'Connecting was cancelled.');
   /** @type {InstanceType<WebTransportConstructor>} */
   let session;
   try {
     session = new WebTransportImpl(url);
-    await session.ready;
   } catch (err) {
     throw new WshError('connect_failed', `Cannot open WebTransport to ${url}: ${/** @type {Error} */ (err).message}`);
   }
-  const stream = await session.createBidirectionalStream();
+  /** @type {() => void} */
+  let onAbort = () => {};
+  const aborted = new Promise((_, reject) => {
+    onAbort = () => {
+      session.close({ closeCode: 0, reason: 'connecting cancelled' });
+      reject(new WshError('aborted', 'Connecting was cancelled.'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => {});
+  /** @type {Awaited<ReturnType<InstanceType<WebTransportConstructor>['createBidirectionalStream']>>} */
+  let stream;
+  try {
+    await Promise.race([
+      session.ready.catch((err) => {
+        throw new WshError('connect_failed', `Cannot open WebTransport to ${url}: ${/** @type {Error} */ (err).message}`);
+      }),
+      aborted,
+    ]);
+    stream = await Promise.race([session.createBidirectionalStream(), aborted]);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
   const writer = stream.writable.getWriter();
   let queued = 0;
   let closed = false;

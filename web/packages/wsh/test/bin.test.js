@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { get } from 'node:http';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WshClient } from '../node.js';
-import { makeKey, tempDir } from './helpers.js';
+import { makeKey, rawSocket, tempDir } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../bin/wsh-server.js', import.meta.url));
 
@@ -70,6 +71,45 @@ test('--key LINE: no keys file needed; the given key (with its options) signs in
   second.close();
   await assert.rejects(WshClient.connect(url, { key: stranger.pair }), { code: 'auth_failed' });
   assert.match(server.stderr(), /keys: 2 given with --key;/);
+  server.child.kill('SIGTERM');
+  assert.equal((await once(server.child, 'exit'))[0], 0);
+});
+
+test('--host binds where asked (not 127.0.0.1); --allowed-hosts lets that Host name in and refuses another; control: \
+the bound address works', async () => {
+  const given = await makeKey();
+  const server = run(['--key', given.line, '--port', '0', '--no-pty', '--host', '127.0.0.2', '--allowed-hosts', 'wsh.example']);
+  const url = await server.firstLine;
+  assert.match(url, /^ws:\/\/127\.0\.0\.2:\d+\/wsh$/);
+  const port = new URL(url).port;
+  const client = await WshClient.connect(url, { key: given.pair, reconnect: false });
+  assert.equal((await client.exec('echo bound')).stdout, 'bound\n', 'control: the asked address serves');
+  client.close();
+  await assert.rejects(
+    WshClient.connect(`ws://127.0.0.1:${port}/wsh`, { key: given.pair, reconnect: false }),
+    { code: 'connect_failed' },
+    'nothing listens on 127.0.0.1 at that port',
+  );
+  const allowed = rawSocket(url, { headers: { host: `wsh.example:${port}` } });
+  assert.equal(await allowed.outcome, 'upgraded', 'an allowed Host name is let in');
+  assert.equal((await allowed.next('hello')).t, 'hello');
+  allowed.ws.close();
+  const other = rawSocket(url, { headers: { host: `evil.example:${port}` } });
+  assert.equal(await other.outcome, 403, 'a Host name not listed is refused (DNS rebinding)');
+  const http = await new Promise((resolve) => {
+    get(`http://127.0.0.2:${port}/mcp`, { headers: { host: `evil.example:${port}` } }, (res) => {
+      let body = '';
+      res.on('data', (b) => {
+        body += b;
+      });
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+  });
+  assert.deepEqual(http, {
+    status: 403,
+    body: `Host "evil.example:${port}" is not this server's name (a DNS-rebinding defence); start it with --allowed-hosts \
+evil.example:${port} to allow it.\n`,
+  });
   server.child.kill('SIGTERM');
   assert.equal((await once(server.child, 'exit'))[0], 0);
 });

@@ -3,7 +3,8 @@
 // sessions and output. Each refusal has its control: the allowed case works.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { toBase64, sign } from '../keys.js';
@@ -112,6 +113,80 @@ test('put replaces a file only once all of it arrived and checked; a binary file
   assert.equal(written.size, bytes.byteLength);
   const back = new Uint8Array(await (await dirs.get('blob.bin')).arrayBuffer());
   assert.deepEqual(back, bytes);
+});
+
+/** A raw socket signed in with the directories key: for frames the client never sends. */
+async function rawSignedIn() {
+  const raw = rawSocket(server.url);
+  const hello = await raw.next('hello');
+  const host = new URL(server.url).host;
+  const signature = await sign(dirsKey.pair, authMessage(/** @type {{nonce: string}} */ (hello.header).nonce, host));
+  raw.ws.send(
+    encodeFrame('auth', 0, {
+      version: PROTOCOL_VERSION,
+      publicKey: await publicKeyBlob(dirsKey.pair),
+      signature: toBase64(signature),
+      host,
+    }),
+  );
+  await raw.next('welcome');
+  return raw;
+}
+
+/**
+ * The frames of one put on a raw socket, answered by `done` or `error` on its channel.
+ * @param {ReturnType<typeof rawSocket>} raw @param {number} channel @param {string} path @param {Uint8Array} bytes @param {string} sha256
+ */
+async function rawPut(raw, channel, path, bytes, sha256) {
+  raw.ws.send(encodeFrame('put', channel, { path, size: bytes.byteLength }));
+  raw.ws.send(encodeFrame('chunk', channel, {}, bytes));
+  raw.ws.send(encodeFrame('end', channel, { sha256, size: bytes.byteLength }));
+  /** @type {(f: import('../protocol.js').Frame) => boolean} */
+  const answer = (f) => f.channel === channel && (f.t === 'done' || f.t === 'error');
+  await waitFrame(raw, answer);
+  return /** @type {import('../protocol.js').Frame} */ (raw.frames.find(answer));
+}
+
+/** Waits for a frame matching `match` (kept frames count). @param {ReturnType<typeof rawSocket>} raw */
+function waitFrame(raw, /** @type {(f: import('../protocol.js').Frame) => boolean} */ match) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (raw.frames.some(match)) resolve(undefined);
+    };
+    raw.ws.on('message', check);
+    raw.closed.then(() => reject(new Error('closed before the answer')));
+    check();
+  });
+}
+
+test('put with a wrong checksum: checksum_mismatch, the target unchanged or not created, no temp file left; control: \
+the right checksum replaces it', async () => {
+  const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+  const bytes = new TextEncoder().encode('damaged on the way');
+  const wrong = sha(new TextEncoder().encode('something else'));
+  await writeFile(join(inside, 'keep.txt'), 'original');
+  const raw = await rawSignedIn();
+  const replaced = await rawPut(raw, 1, 'keep.txt', bytes, wrong);
+  assert.equal(replaced.t, 'error');
+  assert.equal(/** @type {{code: string}} */ (replaced.header).code, 'checksum_mismatch');
+  assert.equal(await readFile(join(inside, 'keep.txt'), 'utf8'), 'original', 'the existing file is unchanged');
+  const created = await rawPut(raw, 3, 'fresh.txt', bytes, wrong);
+  assert.equal(/** @type {{code: string}} */ (created.header).code, 'checksum_mismatch');
+  assert.equal(existsSync(join(inside, 'fresh.txt')), false, 'a new file is not created');
+  assert.deepEqual(
+    (await readdir(inside)).filter((n) => n.includes('.wsh-')),
+    [],
+    'no temp file left',
+  );
+  const good = await rawPut(raw, 5, 'keep.txt', bytes, sha(bytes));
+  assert.equal(good.t, 'done', 'control: the right checksum');
+  assert.equal(await readFile(join(inside, 'keep.txt'), 'utf8'), 'damaged on the way', 'control: replaced');
+  assert.deepEqual(
+    (await readdir(inside)).filter((n) => n.includes('.wsh-')),
+    [],
+    'control: no temp file left',
+  );
+  raw.ws.close();
 });
 
 test('commands: a listed program runs without a shell; others, shell syntax and another PATH are refused', async () => {
