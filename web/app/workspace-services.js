@@ -19,6 +19,7 @@ import { madeOnFirstUse } from './made-on-first-use.js';
 /** @typedef {import('./services.d.ts').Services} Services */
 /** @typedef {import('./services.d.ts').WorkspaceMount} WorkspaceMount */
 /** @typedef {import('./services.d.ts').Mount} Mount */
+/** @typedef {import('../storage/damage.js').DamageSink} DamageSink */
 
 /** Set once this tab's schedulers have read every workspace's jobs (tests wait for it). */
 export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
@@ -28,11 +29,7 @@ export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
  */
 export const MISSED_JOBS_FOUND_MARK = 'clawser-missed-jobs-found';
 
-/**
- * A global folder's sink, as the stores name it (`onGlobalDamage`).
- * @param {{onDamage?: import('../storage/damage.js').DamageSink}} damage
- * @returns {{onGlobalDamage?: import('../storage/damage.js').DamageSink}}
- */
+/** A global folder's sink, as the stores name it. @param {{onDamage?: DamageSink}} damage @returns {{onGlobalDamage?: DamageSink}} */
 const renameSink = (damage) => (damage.onDamage ? { onGlobalDamage: damage.onDamage } : {});
 
 /**
@@ -179,7 +176,6 @@ export class WorkspaceServices {
         ...this.#fileServices(workspaceId),
         memory: () => memoryParts().then((m) => m.store),
         summaries: () => memoryParts().then((m) => m.summaries),
-        // Global skills (every workspace) and the workspace's own; this store is the only writer of both folders.
         // MCP servers: their tools join this workspace's registry while connected.
         mcp: () =>
           (mcp ??= import('../mcp/manager.js').then(({ McpManager }) => {
@@ -193,6 +189,7 @@ export class WorkspaceServices {
             this.#stopMcp.set(workspaceId, () => manager.closeAll());
             return manager;
           })),
+        // Global skills (every workspace) and the workspace's own; this store is the only writer of both folders.
         skills: () =>
           (skills ??= import('../skills/store.js').then(
             ({ SkillStore }) =>
@@ -473,9 +470,8 @@ export class WorkspaceServices {
       workspaceId,
       handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null,
     );
-    // Services made before the folder was known (the scheduler starts every workspace's at
-    // start-up) hold a repository over the workspace's own files: rebuilt over the folder, so
-    // the agent's git tools and auto-commit after a restart commit in the folder, as before it.
+    // Services made before the folder was known (the scheduler's, at start-up) hold a repository
+    // over the workspace's own files: rebuilt, git tools and auto-commit use the folder's.
     if (handle) this.refreshFiles(workspaceId);
   }
 
