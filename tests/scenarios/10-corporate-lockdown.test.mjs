@@ -3,9 +3,9 @@
 // Clawser's URL, configures an API key and works — a tool call writes a file, web_fetch reads a
 // page — with nothing installed by the user: every file the page ran is a static file of the app's
 // folder served by a plain static server (web/vendor/ and the precache manifest are generated there
-// by the deployer's npm install; the user installs and builds nothing). The workspace's storage is invisible to another origin (control: visible
-// to Clawser's own), Chrome finds the app installable, and with the network off the app opens from
-// its service worker with the conversation and files, says it is offline, lets the user edit and
+// by the deployer's npm install; the user installs and builds nothing). The workspace's storage is
+// invisible to another origin (control: visible to Clawser's own), Chrome finds the app
+// installable, and with the network off the app opens from its service worker with the conversation and files, says it is offline, lets the user edit and
 // save a file in the Files panel, then resumes once back online with the edit kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
