@@ -5,8 +5,9 @@
 // folder served by a plain static server (web/vendor/ and the precache manifest are generated there
 // by the deployer's npm install; the user installs and builds nothing). The workspace's storage is
 // invisible to another origin (control: visible to Clawser's own), Chrome finds the app
-// installable, and with the network off the app opens from its service worker with the conversation and files, says it is offline, lets the user edit and
-// save a file in the Files panel, then resumes once back online with the edit kept.
+// installable, and with the network off the app opens from its service worker with the
+// conversation and files, says it is offline, lets the user edit and save a file in the Files
+// panel, then resumes once back online with the edit kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
