@@ -4,7 +4,8 @@
 // code), starts versioning it with git, and asks to migrate auth from sessions to JWT. Day 1: the
 // agent reads the code, writes a plan, branches and commits stage 1. Day 2: the user asks for the
 // middleware stage; the browser is closed while that reply streams; reopened the next day, the app
-// says the request was interrupted, Retry resumes it with the day-1 history and memory, and stage
+// says the request was interrupted, the folder's permission is back to 'prompt' (as after a Chrome
+// restart) and the user allows it again in the Files panel, Retry resumes it with the day-1 history and memory, and stage
 // 2 and the summary are committed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -160,10 +161,28 @@ test('day 2: the browser closes mid-reply; reopened, Retry resumes the migration
   await fx.relaunch();
   llm.resume();
   await fx.context.clock.install({ time: START + DAY + 3_600_000 });
+  // As Chrome does for a remembered folder after a restart: its permission is back to 'prompt'
+  // until the user allows it again (the browser's prompt, here answered "allow").
+  await fx.context.addInitScript(() => {
+    const proto = /** @type {any} */ (FileSystemHandle.prototype);
+    proto.queryPermission = async () => (sessionStorage.getItem('granted') ? 'granted' : 'prompt');
+    proto.requestPermission = async () => {
+      sessionStorage.setItem('granted', '1');
+      return 'granted';
+    };
+  });
   page = await fx.openWorkspace();
   await appView(page);
   await page.getByText('Your last request was interrupted: the tab closed before the reply finished.').waitFor();
-  // The folder is still the workspace after the restart.
+  // The folder is still the workspace after the restart: the user allows it again in the Files panel.
+  await page.getByRole('button', { name: 'Files', exact: true }).click();
+  await page.getByText(`Folder “${FOLDER}” needs your permission again.`).waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('granted')), null, 'not granted before the user clicks');
+  await page.getByRole('button', { name: 'Allow access to the folder' }).click();
+  await page.getByText(`Showing your folder “${FOLDER}”.`).waitFor();
+  await page.getByRole('button', { name: 'package.json', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await page.getByText('Your last request was interrupted: the tab closed before the reply finished.').waitFor();
   const stage2 = await turn(
     page,
     llm,

@@ -98,12 +98,17 @@ test('the preference is remembered and used in a later conversation to write v2 
   assert.equal(await workspaceFile(page, 'artifacts/tokyo-itinerary-v2.md'), V2);
   await committed(page, 'Revise the Tokyo itinerary');
   const log = await gitLog(page);
-  const versions = log.flatMap((c) => c.paths).filter((p) => /^artifacts\/tokyo-itinerary-v\d\.md$/.test(p));
-  assert.deepEqual(
-    versions.sort(),
-    ['artifacts/tokyo-itinerary-v1.md', 'artifacts/tokyo-itinerary-v2.md'],
-    'each version in its own commit',
-  );
+  // Each version in its own commit: the file's history (git log of the file) is one commit, that
+  // of the turn that wrote it, and that commit does not hold the other version.
+  const of = (/** @type {string} */ path) => log.filter((c) => c.paths.includes(path));
+  const [c1, ...more1] = of('artifacts/tokyo-itinerary-v1.md');
+  const [c2, ...more2] = of('artifacts/tokyo-itinerary-v2.md');
+  assert.deepEqual([more1, more2], [[], []], 'each version was committed once');
+  assert.match(c1?.message ?? '', /^Agent: Plan a 5-day trip/);
+  assert.match(c2?.message ?? '', /^Agent: Revise the Tokyo itinerary/);
+  assert.ok(!c1.paths.includes('artifacts/tokyo-itinerary-v2.md'), `v1's commit holds only v1: ${c1.paths}`);
+  assert.ok(!c2.paths.includes('artifacts/tokyo-itinerary-v1.md'), `v2's commit holds only v2: ${c2.paths}`);
+  assert.ok(log.indexOf(c2) < log.indexOf(c1), 'v2 was committed after v1');
 });
 
 test('a reminder "in 3 days" does not fire after two days and fires after three, writing the hotel prices', async () => {

@@ -109,5 +109,9 @@ test('"What unresolved plot threads do I have?" is answered from memory by categ
   );
   const results = await toolResults(page);
   assert.match(results.r1.result, /\[context\] plot thread locket: Unresolved plot thread: who sent Alex the silver locket/);
+  // The control recall itself worked (a result, not an error) and holds none of it.
+  assert.equal(results.r1?.ok, true);
+  assert.equal(results.r2?.ok, true, `control recall failed: ${results.r2?.result}`);
+  assert.match(results.r2.result, /^(No matching memories\.|- \[user\] )/, 'a recall result');
   assert.doesNotMatch(results.r2.result, /locket/, 'control: another category holds none');
 });

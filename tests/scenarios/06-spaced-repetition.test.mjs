@@ -33,6 +33,25 @@ async function clockTo(at) {
   await fx.context.clock.setSystemTime(at - 20_000);
   await fx.context.clock.fastForward('01:05');
 }
+/** When a job is due (a one-off's time, as the scheduler saved it). @param {string} name */
+async function dueAt(name) {
+  const jobs = JSON.parse(String(await workspaceFile(page, '.scheduler/jobs.json'))).jobs;
+  return /** @type {number} */ (jobs.find((/** @type {any} */ j) => j.name === name).trigger.at);
+}
+/**
+ * The two review jobs' state lines in the Schedule panel, once `ready` holds for them (the panel is
+ * opened, then closed again).
+ * @param {(lifetimes: import('playwright-core').Locator, ownership: import('playwright-core').Locator) => Promise<unknown>} ready
+ */
+async function reviewStates(ready) {
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  const lifetimes = page.locator('.job', { hasText: 'Review lifetimes' });
+  const ownership = page.locator('.job', { hasText: 'Review ownership' });
+  await ready(lifetimes, ownership);
+  const out = { lifetimes: await lifetimes.innerText(), ownership: await ownership.innerText() };
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  return out;
+}
 
 test('session 1: curriculum, progress and a misconception recorded; reviews scheduled by difficulty', async () => {
   const asked = await turn(
@@ -67,10 +86,16 @@ test('session 1: curriculum, progress and a misconception recorded; reviews sche
   );
   assert.deepEqual(asked, ['fs_write', 'schedule_add']);
   assert.equal(await workspaceFile(page, 'artifacts/rust-curriculum.md'), CURRICULUM);
+  // The intervals by difficulty: the hard topic in 3 days, the easy one in 7 (from the session's time).
+  assert.ok(Math.abs((await dueAt('Review lifetimes')) - START - 3 * DAY) < 5 * 60_000);
+  assert.ok(Math.abs((await dueAt('Review ownership')) - START - 7 * DAY) < 5 * 60_000);
 });
 
 test('day 2 nothing is due; day 3 only the lifetimes review runs, with the misconception recalled; curriculum adapts', async () => {
   await clockTo(START + 2 * DAY);
+  // The panel after the clock moved: both reviews still wait (their state read, not a sleep).
+  const day2 = await reviewStates((l, o) => Promise.all([l.getByText(/Not run yet/).waitFor(), o.getByText(/Not run yet/).waitFor()]));
+  assert.match(day2.lifetimes, /Not run yet/);
   assert.deepEqual(
     scheduled().map((s) => s.name),
     [],
@@ -89,8 +114,13 @@ test('day 2 nothing is due; day 3 only the lifetimes review runs, with the misco
     },
     { text: 'You struggled with lifetimes 3 days ago - we revisited them.' },
   );
-  await clockTo(START + 3 * DAY + 60_000);
+  await clockTo(await dueAt('Review lifetimes'));
   await page.locator('.msg.assistant .msg-body', { hasText: 'You struggled with lifetimes 3 days ago' }).waitFor();
+  const day3 = await reviewStates((l, o) =>
+    Promise.all([l.getByText(/Last run .*: succeeded/).waitFor(), o.getByText(/Not run yet/).waitFor()]),
+  );
+  assert.doesNotMatch(day3.lifetimes, /ran late|caught up/, 'on time at its interval, not a catch-up');
+  assert.match(day3.lifetimes, /Done/, 'a one-off review: done once it ran');
   const runs = scheduled();
   assert.deepEqual(
     runs.map((s) => s.name),
@@ -120,8 +150,11 @@ test('day 7 the ownership review runs, and the lifetimes review does not run aga
     },
     { text: 'Ownership mastered.' },
   );
-  await clockTo(START + 7 * DAY + 60_000);
+  await clockTo(await dueAt('Review ownership'));
   await page.locator('.msg.assistant .msg-body', { hasText: 'Ownership mastered.' }).waitFor();
+  const day7 = await reviewStates((_l, o) => o.getByText(/Last run .*: succeeded/).waitFor());
+  assert.doesNotMatch(day7.ownership, /ran late|caught up/, 'on time at its interval, not a catch-up');
+  assert.match(day7.lifetimes, /History \(1\)/, 'the lifetimes review ran once');
   assert.deepEqual(
     scheduled().map((s) => s.name),
     ['Review lifetimes', 'Review ownership'],

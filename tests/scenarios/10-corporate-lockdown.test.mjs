@@ -1,10 +1,13 @@
 // PRD scenario 10, corporate lockdown: a browser whose every request goes through an HTTP proxy
 // (the test's own, standing in for the company's: --proxy-server, loopback included) opens
 // Clawser's URL, configures an API key and works — a tool call writes a file, web_fetch reads a
-// page — with nothing installed: every file the page ran is a file of the repository as served by
-// a plain static server. The workspace's storage is invisible to another origin (control: visible
-// to Clawser's own), Chrome finds the app installable, and with the network off the app opens from
-// its service worker with the conversation and files, then resumes once back online.
+// page — with nothing installed by the user: every file the page ran is a static file of the app's
+// folder served by a plain static server (web/vendor/ and the precache manifest are generated there
+// by the deployer's npm install; the user installs and builds nothing). The workspace's storage is
+// invisible to another origin (control: visible to Clawser's own), Chrome finds the app
+// installable, and with the network off the app opens from its service worker with the
+// conversation and files, says it is offline, lets the user edit and save a file in the Files
+// panel, then resumes once back online with the edit kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
@@ -75,7 +78,8 @@ test('nothing installed: with an API key and behind the proxy, the agent reads a
   assert.ok(proxied.includes(`${new URL(llm.url).host}/v1/chat/completions`), 'the model was reached through the proxy');
   assert.ok(proxied.includes(`${site.host}/policy`), 'web_fetch went through the proxy');
   assert.deepEqual(offMachine(browser.requests), [], 'no request left this machine');
-  // Nothing built or installed: every file of the app the browser loaded is a file of the repository.
+  // The user installs nothing: every file of the app the browser loaded is a static file of the app's
+  // folder (the vendored packages included, generated there once by the deployer's npm install).
   const served = [...new Set(browser.requests.filter((u) => u.startsWith(app.url)).map((u) => new URL(u).pathname))];
   assert.ok(
     served.some((p) => p.startsWith('/web/vendor/')),
@@ -132,8 +136,29 @@ test('offline, the app opens from its service worker with the conversation and f
   await appView(page);
   assert.equal(await page.evaluate(() => navigator.onLine), false, 'the page was loaded with the network off');
   assert.equal(await workspaceFile(page, 'artifacts/notes.md'), NOTE);
+  // The app says it is offline and what still works.
+  const notice = page.getByText(/^You are offline\. Your workspaces, files, memory and local models keep working/);
+  await notice.waitFor();
+  // Offline, the user opens the note in the Files panel, adds a line and saves it.
+  await page.getByRole('button', { name: 'Files', exact: true }).click();
+  await page.getByRole('button', { name: 'artifacts', exact: true }).click();
+  await page.getByRole('button', { name: 'notes.md', exact: true }).click();
+  const editor = page.getByRole('textbox', { name: 'Contents of artifacts/notes.md' });
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('Written offline.\n');
+  await page.getByRole('heading', { name: 'artifacts/notes.md •' }).waitFor();
+  await page.keyboard.press('Control+s');
+  await page.getByRole('heading', { name: 'artifacts/notes.md', exact: true }).waitFor();
+  assert.equal(await workspaceFile(page, 'artifacts/notes.md'), `${NOTE}Written offline.\n`);
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  // Back online: the notice goes, the change made offline is kept, and the model answers again.
   await browser.context.setOffline(false);
+  await notice.waitFor({ state: 'detached' });
   llm.enqueue({ text: 'Back online.' });
   await sendMessage(page, 'Are you there?');
   await page.locator('.msg.assistant', { hasText: 'Back online.' }).waitFor();
+  await page.reload();
+  await appView(page);
+  assert.equal(await workspaceFile(page, 'artifacts/notes.md'), `${NOTE}Written offline.\n`, 'kept across a reload online');
 });
