@@ -53,7 +53,7 @@ export function deviceId(base, sameBase, taken) {
 /** A device the tools cannot use, or a read or write that did not happen, with a stable code. */
 export class HardwareError extends Error {
   /**
-   * @param {'unsupported' | 'not_picked' | 'bad_hex' | 'too_large' | 'timeout' | 'device_failed' | 'cancelled'} code
+   * @param {'unsupported' | 'not_picked' | 'bad_hex' | 'too_large' | 'timeout' | 'device_failed' | 'cancelled' | 'invalid'} code
    * @param {string} message
    */
   constructor(code, message) {

@@ -326,6 +326,19 @@ const uuid = z
   .describe('A GATT UUID (full, 0x180d) or its name (heart_rate)');
 /** A 16-bit UUID as Web Bluetooth takes it (a number), else the text. @param {string} u */
 const uuidArg = (u) => (/^0x[0-9a-f]{4}$/i.test(u) ? /** @type {any} */ (Number.parseInt(u, 16)) : u.toLowerCase());
+
+/**
+ * The GATT services a person names when picking a Bluetooth device from the Tools panel (commas or
+ * blanks between them), as the chooser takes them; one that is no service is refused before it opens.
+ * @param {string} text @returns {string[]} (16-bit ones as numbers, as uuidArg gives them)
+ */
+export function bluetoothServices(text) {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  if (!names.length) throw new HardwareError('invalid', 'Name the GATT services the agent may use (for example heart_rate).');
+  const bad = names.find((n) => !uuid.safeParse(n).success);
+  if (bad) throw new HardwareError('invalid', `"${bad}" is not a GATT service (a UUID, 0x180d, or a name such as heart_rate).`);
+  return names.map(uuidArg);
+}
 const gattArgs = {
   device: z.string().min(1).max(300).describe('The device’s id, from bluetooth_list'),
   service: uuid,

@@ -1,5 +1,8 @@
-/** @import { DevicesControl, DeviceRowView } from './types.d.ts' */
+/** @import { DevicesControl, DeviceKind, DeviceRowView } from './types.d.ts' */
 import { h } from './dom.js';
+
+/** @type {Record<DeviceKind, string>} */
+const KIND_NAMES = { serial: 'serial port', hid: 'HID device', usb: 'USB device', bluetooth: 'Bluetooth device' };
 
 /**
  * The Tools panel's Devices section: the devices the user picked in the browser's chooser for the
@@ -54,6 +57,44 @@ export function DevicesSection(props) {
     });
   };
   refresh();
+  const services = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'bluetooth-services', type: 'text', placeholder: 'heart_rate, 0x180f', autocomplete: 'off' })
+  );
+  /** @param {DeviceKind} kind */
+  const pickButton = (kind) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        on: {
+          // The browser opens its chooser only from the person's click: asked at once, in it.
+          click: () => {
+            state.textContent = '';
+            props.pick(kind, kind === 'bluetooth' ? services.value : undefined).then(
+              (picked) => {
+                state.textContent = picked ? `Picked ${picked.id}: ${picked.label}.` : `No ${KIND_NAMES[kind]} was picked.`;
+                refresh();
+              },
+              (err) => {
+                state.textContent = `Could not pick a ${KIND_NAMES[kind]}: ${String(/** @type {Error} */ (err)?.message ?? err)}`;
+              },
+            );
+          },
+        },
+      },
+      `Pick a ${KIND_NAMES[kind]}…`,
+    );
+  const pickers = props.kinds.length
+    ? h(
+        'div',
+        { class: 'row' },
+        ...props.kinds.filter((k) => k !== 'bluetooth').map(pickButton),
+        ...(props.kinds.includes('bluetooth')
+          ? [h('label', { for: services.id }, 'Bluetooth services'), services, pickButton('bluetooth')]
+          : []),
+      )
+    : null;
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'devices-title' },
@@ -61,9 +102,11 @@ export function DevicesSection(props) {
     h(
       'p',
       { class: 'small muted' },
-      'The devices you picked in the browser’s list when the agent asked. The agent can use only these, each ' +
-        'read and write asking first unless you choose “Always allow” for that device. Revoke makes the browser forget one.',
+      'The devices you picked in the browser’s list, here or when the agent asked. The agent can use only these, each ' +
+        'read and write asking first unless you choose “Always allow” for that device. Revoke makes the browser forget one. ' +
+        'A Bluetooth device is picked with the GATT services the agent may use.',
     ),
+    pickers,
     list,
     state,
   );

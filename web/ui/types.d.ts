@@ -549,4 +549,10 @@ export interface DevicesControl {
   supported: boolean;
   list: () => Promise<DeviceRowView[]>;
   forget: (id: string) => Promise<void>;
+  /** The kinds this browser can pick (its chooser opens from the person's click). */
+  kinds: DeviceKind[];
+  /** Opens the kind's chooser (Bluetooth: with the GATT services named); null when the person picked nothing. */
+  pick: (kind: DeviceKind, services?: string) => Promise<DeviceRowView | null>;
 }
+
+export type DeviceKind = 'serial' | 'hid' | 'usb' | 'bluetooth';

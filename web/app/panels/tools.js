@@ -32,10 +32,11 @@ const panel = {
       import('../../tools/approval-rules.js'),
       import('../../hardware/devices.js'),
     ]);
-    const [{ hidDevices }, { usbDevices }, { bluetoothDevices }] = await Promise.all([
+    const [{ hidDevices }, { usbDevices }, { bluetoothDevices }, { bluetoothServices }] = await Promise.all([
       import('../../hardware/hid.js'),
       import('../../hardware/usb.js'),
       import('../../hardware/bluetooth.js'),
+      import('../../tools/hardware.js'),
     ]);
     const serial = serialDevices();
     const hid = hidDevices();
@@ -97,6 +98,17 @@ const panel = {
         supported: serial.supported || hid.supported || usb.supported || bluetooth.supported,
         list: async () => (await Promise.all([serial, hid, usb, bluetooth].map((r) => r.list()))).flat(),
         forget: (id) => registryOf(id).forget(id),
+        kinds: /** @type {const} */ (['serial', 'hid', 'usb', 'bluetooth']).filter((k) => ({ serial, hid, usb, bluetooth })[k].supported),
+        // From the person's click: the browser's chooser, without the agent asking first.
+        pick: async (kind, services = '') => {
+          try {
+            if (kind === 'bluetooth') return await bluetooth.request(bluetoothServices(services));
+            return await { serial, hid, usb }[kind].request();
+          } catch (err) {
+            if (/** @type {{code?: string}} */ (err)?.code === 'cancelled') return null;
+            throw err;
+          }
+        },
       },
       onBack: ctx.back,
       ...(built
