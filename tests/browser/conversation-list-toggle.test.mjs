@@ -55,6 +55,7 @@ test('1280 px: the toggle hides and shows the whole list by keyboard; the chat t
 
   // Another workspace has its own choice: its list shows.
   const first = page.url();
+  const firstName = await page.getByRole('heading', { level: 1 }).innerText();
   await page.goto(app.url);
   await page.getByRole('button', { name: 'New workspace' }).click();
   await page.getByRole('dialog').getByLabel('Workspace name').fill('Second desk');
@@ -62,7 +63,9 @@ test('1280 px: the toggle hides and shows the whole list by keyboard; the chat t
   await page.getByRole('heading', { name: 'Second desk', level: 1 }).waitFor();
   await list.getByRole('button', { name: 'New conversation' }).waitFor();
   assert.equal(await toggle().getAttribute('aria-expanded'), 'true', 'the other workspace shows its list');
+  // Back by the address (a hash change): the second workspace's chat is on screen until the first's is drawn.
   await page.goto(first);
+  await page.getByRole('heading', { name: firstName, level: 1 }).waitFor();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   assert.equal(await toggle().getAttribute('aria-expanded'), 'false', 'and the first keeps it hidden');
 
