@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { appView, waitInPage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 const { app, page } = await useFixture({ page: 'blank' });
 /** The workspace and its two conversations (alpha: with a snapshot; beta). */
@@ -176,7 +177,17 @@ async function restore(changes = {}) {
     if (bytes === null) delete files[path];
     else files[path] = Buffer.from(bytes).toString('base64');
   }
-  await page.evaluate(
+  // The app's page just left: its storage worker may still hold a file open for a moment
+  // (NoModificationAllowedError); the restore is done again until the file is free.
+  await waitUntil(() => writeAll(files), 'the left page’s storage worker to let go of the workspace’s files');
+}
+
+/**
+ * Writes the workspace's files afresh; false while a file is still held open by a page that left.
+ * @param {Record<string, string>} files path → base64
+ */
+function writeAll(files) {
+  return page.evaluate(
     async ({ ws, files }) => {
       const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
       await root.removeEntry(ws, { recursive: true }).catch(() => {});
@@ -186,10 +197,17 @@ async function restore(changes = {}) {
         const name = /** @type {string} */ (parts.pop());
         let dir = top;
         for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
-        const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+        let w;
+        try {
+          w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+        } catch (err) {
+          if (/** @type {Error} */ (err)?.name === 'NoModificationAllowedError') return false;
+          throw err;
+        }
         await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
         await w.close();
       }
+      return true;
     },
     { ws, files },
   );
