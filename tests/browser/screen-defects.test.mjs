@@ -201,9 +201,11 @@ test('the Terminal prints a long (wrapped) line once, while it is typed, edited 
   const joined = rows.slice(start).join('').replace(/\s+/g, '');
   assert.ok(joined.startsWith(`clawser:/$echozulu${words.replace(/\s+/g, '')}`), `its rows hold it in order\n${rows.join('\n')}`);
   await page.keyboard.press('Enter');
-  await page.locator('.terminal-host:visible:not([aria-busy])').waitFor();
-  await page.locator('.terminal-host:visible .xterm-rows', { hasText: 'zulu alpha bravo' }).waitFor();
-  const after = await terminalRows();
+  // The typed line holds the same words: wait for the output's own row and the next prompt.
+  const after = await waitUntil(async () => {
+    const now = await terminalRows();
+    return now.some((r) => r.startsWith('zulu alpha bravo')) && now.includes('clawser:/$') ? now : null;
+  }, 'the output of the line and a new prompt');
   const ran = after.filter((r) => r.startsWith('clawser:/$ echo zulu alpha'));
   assert.equal(ran.length, 1, `run: the line is shown once\n${after.join('\n')}`);
   assert.equal(after.filter((r) => r.startsWith('zulu alpha bravo')).length, 1, 'its output once, on a row of its own');
