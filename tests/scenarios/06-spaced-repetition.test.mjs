@@ -5,6 +5,7 @@
 // model's context, and the curriculum and progress are updated; on day 7 the ownership review runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { waitUntil } from '../fixtures/wait.mjs';
 import { useFixture } from '../browser/fixture.mjs';
 import { toolResults, turn, workspaceFile } from './scenario.mjs';
 
@@ -127,7 +128,9 @@ test('day 2 nothing is due; day 3 only the lifetimes review runs, with the misco
     ['Review lifetimes'],
   );
   // The job's turn recalled the misconception of three days before, word for word.
-  assert.match((await toolResults(page)).r1.result, new RegExp(`^- \\[learned\\] lifetimes misconception: ${MISCONCEPTION}$`, 'm'));
+  // The reply is drawn from memory a moment before the job's conversation is on storage.
+  const recalled = await waitUntil(async () => (await toolResults(page)).r1, 'the scheduled turn’s recall on storage');
+  assert.match(recalled.result, new RegExp(`^- \\[learned\\] lifetimes misconception: ${MISCONCEPTION}$`, 'm'));
   assert.match(JSON.stringify(llm.requests.at(-1)?.body.messages), /returned reference can outlive/);
   assert.equal(await workspaceFile(page, 'artifacts/rust-curriculum.md'), ADAPTED);
   assert.equal(
